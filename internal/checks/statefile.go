@@ -1,0 +1,165 @@
+package checks
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+)
+
+// ErrUnsafeOverwrite is wrapped by Save when the file on disk is corrupt or from a newer Ripple:
+// saving would destroy data, so it fails unless SaveOptions.Force is set.
+var ErrUnsafeOverwrite = errors.New("refusing to overwrite state file")
+
+// StateFile reads and atomically writes one state file. Writers are serialised by a mutex inside
+// the process and an advisory lock file (<path>.lock, flock) across processes. Readers need no
+// lock: a save replaces the file with a single rename, so a reader sees the old or the new file,
+// never a partial one. Safe for concurrent use.
+type StateFile struct {
+	path string
+	mu   sync.Mutex
+}
+
+// NewStateFile returns a StateFile for path ("" means DefaultStateFile; a directory means
+// DefaultStateFile inside it).
+func NewStateFile(path string) *StateFile {
+	if path == "" {
+		path = DefaultStateFile
+	} else if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		path = filepath.Join(path, DefaultStateFile)
+	}
+	return &StateFile{path: path}
+}
+
+// Path is the state file's path.
+func (f *StateFile) Path() string { return f.path }
+
+// Load reads and validates the file. A missing file returns an error wrapping fs.ErrNotExist;
+// see DecodeState for corrupt and newer-version errors (both also name the path).
+func (f *StateFile) Load() (*State, error) {
+	data, err := os.ReadFile(f.path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("state file %s does not exist: %w", f.path, err)
+		}
+		return nil, fmt.Errorf("reading state file %s: %w", f.path, err)
+	}
+	st, err := DecodeState(data)
+	if err != nil {
+		return nil, fmt.Errorf("loading %s: %w", f.path, err)
+	}
+	return st, nil
+}
+
+// LoadOrNew is Load, returning an empty state when the file does not exist yet.
+func (f *StateFile) LoadOrNew() (*State, error) {
+	st, err := f.Load()
+	if errors.Is(err, fs.ErrNotExist) {
+		return NewState(), nil
+	}
+	return st, err
+}
+
+// SaveOptions control Save.
+type SaveOptions struct {
+	// Force overwrites a file that is corrupt or from a newer Ripple (normally an error).
+	Force bool
+	// Merge first merges the file's current content into the state being saved (see Merge), so a
+	// concurrent writer's checks and runs are not lost. Checks deleted here but present on disk
+	// come back; leave Merge off when the caller's state is authoritative.
+	Merge bool
+}
+
+// Save writes st atomically: temp file in the same directory, fsync, rename over the target,
+// fsync of the directory — all under the process mutex and the cross-process lock. Before
+// replacing an existing file it decodes it, and refuses (ErrUnsafeOverwrite) if that fails,
+// unless opts.Force. Orphaned temp files from writers killed mid-save are removed. ctx bounds the
+// wait for the lock. st is not modified; GeneratedAt is set on the written copy.
+func (f *StateFile) Save(ctx context.Context, st *State, opts SaveOptions) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	unlock, err := lockFile(ctx, f.path+".lock")
+	if err != nil {
+		return fmt.Errorf("locking state file %s: %w", f.path, err)
+	}
+	defer unlock()
+
+	out := st.clone()
+	if data, err := os.ReadFile(f.path); err == nil {
+		existing, derr := DecodeState(data)
+		switch {
+		case derr != nil && !opts.Force:
+			return fmt.Errorf("%w %s: %w; move it aside or save with force", ErrUnsafeOverwrite, f.path, derr)
+		case derr == nil && opts.Merge:
+			Merge(out, existing)
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("reading state file %s before saving: %w", f.path, err)
+	}
+	out.GeneratedAt = time.Now().UTC()
+	data, err := EncodeState(out)
+	if err != nil {
+		return err
+	}
+	dir, base := filepath.Split(f.path)
+	if dir == "" {
+		dir = "."
+	}
+	f.removeOrphans(dir, base)
+	return writeAtomic(dir, base, data)
+}
+
+func tempPrefix(base string) string { return "." + base + ".tmp-" }
+
+// removeOrphans deletes temp files left by writers that died mid-save. Only lock holders create
+// temp files, and we hold the lock, so every match is an orphan.
+func (f *StateFile) removeOrphans(dir, base string) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), tempPrefix(base)) {
+			_ = os.Remove(filepath.Join(dir, e.Name()))
+		}
+	}
+}
+
+func writeAtomic(dir, base string, data []byte) (err error) {
+	target := filepath.Join(dir, base)
+	mode := fs.FileMode(0o644)
+	if fi, err := os.Stat(target); err == nil {
+		mode = fi.Mode().Perm()
+	}
+	tmp, err := os.CreateTemp(dir, tempPrefix(base)+"*")
+	if err != nil {
+		return fmt.Errorf("creating temp file next to %s (is the directory writable?): %w", target, err)
+	}
+	defer func() {
+		if err != nil {
+			_ = tmp.Close()
+			_ = os.Remove(tmp.Name())
+		}
+	}()
+	if _, err = tmp.Write(data); err != nil {
+		return fmt.Errorf("writing %s: %w", tmp.Name(), err)
+	}
+	if err = tmp.Chmod(mode); err != nil {
+		return fmt.Errorf("setting mode of %s: %w", tmp.Name(), err)
+	}
+	if err = tmp.Sync(); err != nil {
+		return fmt.Errorf("syncing %s: %w", tmp.Name(), err)
+	}
+	if err = tmp.Close(); err != nil {
+		return fmt.Errorf("closing %s: %w", tmp.Name(), err)
+	}
+	if err = os.Rename(tmp.Name(), target); err != nil {
+		return fmt.Errorf("replacing %s: %w", target, err)
+	}
+	return syncDir(dir)
+}

@@ -1,0 +1,229 @@
+// Package cli is Ripple's command line. Operation commands are generated from
+// the ops registry (one command per operation, flags from its input struct);
+// a few commands (demo, mcp, sql-lineage, version) are written by hand.
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"reflect"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ripple-data/ripple/internal/dbt"
+	"github.com/ripple-data/ripple/internal/ops"
+)
+
+// Version is set at build time with -ldflags "-X .../internal/cli.Version=...".
+var Version = "dev"
+
+// IOStreams are the process streams; tests substitute buffers.
+type IOStreams struct {
+	In     io.Reader
+	Out    io.Writer
+	ErrOut io.Writer
+	// ErrTTY is true when stderr is a terminal (progress may be drawn there).
+	ErrTTY bool
+}
+
+// System returns the real process streams.
+func System() IOStreams {
+	tty := false
+	if st, err := os.Stderr.Stat(); err == nil {
+		tty = st.Mode()&os.ModeCharDevice != 0
+	}
+	return IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr, ErrTTY: tty}
+}
+
+// Globals are the flags shared by every command.
+type Globals struct {
+	ProjectDir           string
+	TargetPath           string
+	TargetBasePath       string
+	ProfilesDir          string
+	Profile              string
+	Target               string
+	DuckDB               string
+	DuckDBExternalAccess bool
+	StateFile            string
+	JSON                 bool
+	Verbose              bool
+}
+
+// ExitError carries a process exit code.
+type ExitError struct {
+	Code int
+	Err  error
+}
+
+func (e *ExitError) Error() string { return e.Err.Error() }
+func (e *ExitError) Unwrap() error { return e.Err }
+
+// Run executes the CLI and returns the process exit code. It never lets a
+// panic or a Go stack trace reach the user.
+func Run(ctx context.Context, args []string, io IOStreams) (code int) {
+	defer func() {
+		if v := recover(); v != nil {
+			fmt.Fprintf(io.ErrOut, "error: internal error: %v (please report it)\n", v)
+			code = 1
+		}
+	}()
+	root := NewRootCmd(io)
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return 0
+	}
+	var ee *ExitError
+	if errors.As(err, &ee) {
+		if ee.Err != nil {
+			fmt.Fprintf(io.ErrOut, "error: %v\n", ee.Err)
+		}
+		return ee.Code
+	}
+	fmt.Fprintf(io.ErrOut, "error: %v\n", err)
+	var ie *ops.InputError
+	if errors.As(err, &ie) || isUsageError(err) {
+		return 2
+	}
+	return 1
+}
+
+type usageError struct{ error }
+
+func (e usageError) Unwrap() error { return e.error }
+
+func isUsageError(err error) bool {
+	var u usageError
+	return errors.As(err, &u)
+}
+
+// NewRootCmd builds the command tree.
+func NewRootCmd(ios IOStreams) *cobra.Command {
+	g := &Globals{}
+	root := &cobra.Command{
+		Use:   "ripple",
+		Short: "What a dbt change really does to the data, before it is merged",
+		Long: "Ripple compares the base build (target-base/) and the current build (target/) of a dbt project:\n" +
+			"lineage, column-level lineage, data diffs pushed down to the warehouse, impact analysis and checks.\n" +
+			"Every command prints JSON with --json; `ripple mcp` serves the same operations to AI agents.",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetOut(ios.Out)
+	root.SetErr(ios.ErrOut)
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
+	pf := root.PersistentFlags()
+	pf.StringVar(&g.ProjectDir, "project-dir", envOr("DBT_PROJECT_DIR", "."), "dbt project directory (env DBT_PROJECT_DIR)")
+	pf.StringVar(&g.TargetPath, "target-path", envOr("DBT_TARGET_PATH", "target"), "current build artifacts, relative to the project dir (env DBT_TARGET_PATH)")
+	pf.StringVar(&g.TargetBasePath, "target-base-path", envOr("RIPPLE_TARGET_BASE_PATH", "target-base"), "base build artifacts (env RIPPLE_TARGET_BASE_PATH)")
+	pf.StringVar(&g.ProfilesDir, "profiles-dir", os.Getenv("DBT_PROFILES_DIR"), "directory of profiles.yml (env DBT_PROFILES_DIR; default: project dir, then ~/.dbt)")
+	pf.StringVar(&g.Profile, "profile", os.Getenv("DBT_PROFILE"), "dbt profile (default: dbt_project.yml's profile)")
+	pf.StringVar(&g.Target, "target", os.Getenv("DBT_TARGET"), "dbt target (default: the profile's target)")
+	pf.StringVar(&g.DuckDB, "duckdb", os.Getenv("RIPPLE_DUCKDB"), "use this DuckDB file as the warehouse instead of profiles.yml")
+	pf.BoolVar(&g.DuckDBExternalAccess, "duckdb-external-access", false, "allow DuckDB to read files and URLs outside the database (off by default)")
+	pf.StringVar(&g.StateFile, "state-file", "ripple_state.json", "checks and runs state file")
+	pf.BoolVar(&g.JSON, "json", false, "print the result as JSON (stdout carries only the result)")
+	pf.BoolVarP(&g.Verbose, "verbose", "v", false, "log details to stderr")
+
+	reg := ops.Default()
+	for _, op := range reg.Ops() {
+		root.AddCommand(opCommand(g, ios, op))
+	}
+	for _, extra := range extraCommands {
+		root.AddCommand(extra(g, ios, reg))
+	}
+	root.AddCommand(&cobra.Command{
+		Use:   "version",
+		Short: "Print Ripple's version",
+		RunE: func(c *cobra.Command, _ []string) error {
+			if g.JSON {
+				return writeJSON(ios.Out, map[string]string{"version": Version})
+			}
+			fmt.Fprintln(ios.Out, "ripple", Version)
+			return nil
+		},
+	})
+	return root
+}
+
+// extraCommands are hand-written commands registered by other files.
+var extraCommands []func(g *Globals, ios IOStreams, reg *ops.Registry) *cobra.Command
+
+func envOr(key, def string) string {
+	if v := os.Getenv(key); v != "" {
+		return v
+	}
+	return def
+}
+
+// NewSession builds the operation session from the global flags.
+func (g *Globals) NewSession(ios IOStreams) *ops.Session {
+	level := slog.LevelWarn
+	if g.Verbose {
+		level = slog.LevelDebug
+	}
+	return ops.NewSession(ops.Config{
+		Paths:         dbt.Paths{ProjectDir: g.ProjectDir, TargetPath: g.TargetPath, TargetBasePath: g.TargetBasePath},
+		OpenWarehouse: g.warehouseOpener(),
+		StatePath:     g.StateFile,
+		Logger:        slog.New(slog.NewTextHandler(ios.ErrOut, &slog.HandlerOptions{Level: level})),
+	})
+}
+
+func opCommand(g *Globals, ios IOStreams, op *ops.Op) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   op.CLIName(),
+		Short: op.Title,
+		Long:  op.Description,
+	}
+	flags := bindInputFlags(cmd.Flags(), op.InputType())
+	if op.Positional != "" {
+		cmd.Use += " [" + op.Positional + "...]"
+	} else {
+		cmd.Args = cobra.NoArgs
+	}
+	cmd.RunE = func(c *cobra.Command, args []string) error {
+		in, err := flags.args(c.Flags())
+		if err != nil {
+			return usageError{err}
+		}
+		if len(args) > 0 {
+			f, _ := flags.field(op.Positional)
+			if f.kind == reflect.Slice {
+				in[op.Positional] = args
+			} else if len(args) == 1 {
+				in[op.Positional] = args[0]
+			} else {
+				return usageError{fmt.Errorf("%s takes one %s", op.CLIName(), op.Positional)}
+			}
+		}
+		raw, err := json.Marshal(in)
+		if err != nil {
+			return err
+		}
+		s := g.NewSession(ios)
+		defer s.Close()
+		out, err := op.CallJSON(c.Context(), s, raw)
+		if err != nil {
+			return err
+		}
+		if g.JSON {
+			return writeJSON(ios.Out, out)
+		}
+		return op.RenderText(ios.Out, out)
+	}
+	return cmd
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}

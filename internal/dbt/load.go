@@ -1,0 +1,259 @@
+package dbt
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+)
+
+// Supported manifest schema versions.
+const (
+	MinManifestVersion = 7
+	MaxManifestVersion = 12
+)
+
+// Artifact file names.
+const (
+	ManifestFile   = "manifest.json"
+	CatalogFile    = "catalog.json"
+	RunResultsFile = "run_results.json"
+)
+
+// ErrMissingArtifact is wrapped by errors about an artifact file that does not exist.
+var ErrMissingArtifact = errors.New("missing dbt artifact")
+
+// ErrUnsupportedVersion is wrapped when an artifact's schema is outside what Ripple reads.
+var ErrUnsupportedVersion = errors.New("unsupported artifact version")
+
+// StringOrList decodes a dbt config value that may be a string or a list of strings.
+type StringOrList []string
+
+// UnmarshalJSON accepts null, "a" or ["a","b"].
+func (s *StringOrList) UnmarshalJSON(b []byte) error {
+	b = bytes.TrimSpace(b)
+	if len(b) == 0 || bytes.Equal(b, []byte("null")) {
+		*s = nil
+		return nil
+	}
+	if b[0] == '"' {
+		var one string
+		if err := json.Unmarshal(b, &one); err != nil {
+			return err
+		}
+		*s = StringOrList{one}
+		return nil
+	}
+	var many []string
+	if err := json.Unmarshal(b, &many); err != nil {
+		// Unknown shapes (numbers, objects) are ignored rather than failing the load.
+		*s = nil
+		return nil
+	}
+	*s = many
+	return nil
+}
+
+var versionRe = regexp.MustCompile(`/v(\d+)(?:\.json)?$`)
+
+// schemaVersion extracts N from ".../manifest/vN.json"; 0 when absent.
+func schemaVersion(url string) int {
+	m := versionRe.FindStringSubmatch(url)
+	if m == nil {
+		return 0
+	}
+	n, _ := strconv.Atoi(m[1])
+	return n
+}
+
+// DecodeManifest parses manifest bytes. name is used in error messages.
+func DecodeManifest(data []byte, name string) (*Manifest, error) {
+	var m Manifest
+	if err := json.Unmarshal(data, &m); err != nil {
+		return nil, fmt.Errorf("%s is not a valid dbt manifest: %w", name, describeJSONError(data, err))
+	}
+	v := schemaVersion(m.Metadata.SchemaVersion)
+	if v == 0 {
+		return nil, fmt.Errorf("%s is not a dbt manifest: metadata.dbt_schema_version is missing", name)
+	}
+	if v > MaxManifestVersion {
+		return nil, fmt.Errorf("%s uses manifest schema v%d (dbt %s): %w; Ripple reads v%d–v%d (dbt Fusion / v2 artifacts are not supported yet)",
+			name, v, m.Metadata.DbtVersion, ErrUnsupportedVersion, MinManifestVersion, MaxManifestVersion)
+	}
+	if v < MinManifestVersion {
+		return nil, fmt.Errorf("%s uses manifest schema v%d (dbt %s): %w; Ripple reads v%d–v%d, so rebuild with dbt 1.5 or newer",
+			name, v, m.Metadata.DbtVersion, ErrUnsupportedVersion, MinManifestVersion, MaxManifestVersion)
+	}
+	m.SchemaVersion = v
+	if err := m.index(); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return &m, nil
+}
+
+func (m *Manifest) index() error {
+	sections := []map[string]*Node{m.Nodes, m.Sources, m.Exposures, m.Metrics, m.SemanticModels, m.SavedQueries, m.UnitTests}
+	size := 0
+	for _, s := range sections {
+		size += len(s)
+	}
+	m.all = make(map[string]*Node, size)
+	for _, s := range sections {
+		for id, n := range s {
+			if n == nil {
+				delete(s, id)
+				continue
+			}
+			if n.UniqueID == "" {
+				n.UniqueID = id
+			}
+			if err := n.decodeConfig(); err != nil {
+				return fmt.Errorf("node %s: %w", id, err)
+			}
+			if n.Enabled() {
+				m.all[id] = n
+			}
+		}
+	}
+	for id, list := range m.Disabled {
+		for _, n := range list {
+			if n == nil {
+				continue
+			}
+			if n.UniqueID == "" {
+				n.UniqueID = id
+			}
+			n.Disabled = true
+			_ = n.decodeConfig()
+		}
+	}
+	if m.Macros == nil {
+		m.Macros = map[string]*Macro{}
+	}
+	return nil
+}
+
+func (n *Node) decodeConfig() error {
+	if len(n.ConfigRaw) == 0 || string(n.ConfigRaw) == "null" {
+		return nil
+	}
+	if err := json.Unmarshal(n.ConfigRaw, &n.Config); err != nil {
+		return fmt.Errorf("config: %w", err)
+	}
+	return nil
+}
+
+// DecodeCatalog parses catalog bytes.
+func DecodeCatalog(data []byte, name string) (*Catalog, error) {
+	var c Catalog
+	if err := json.Unmarshal(data, &c); err != nil {
+		return nil, fmt.Errorf("%s is not a valid dbt catalog: %w", name, describeJSONError(data, err))
+	}
+	if v := schemaVersion(c.Metadata.SchemaVersion); v > 1 {
+		return nil, fmt.Errorf("%s uses catalog schema v%d: %w; Ripple reads catalog v1", name, v, ErrUnsupportedVersion)
+	}
+	for id, e := range c.Nodes {
+		if e == nil {
+			delete(c.Nodes, id)
+		}
+	}
+	for id, e := range c.Sources {
+		if e == nil {
+			delete(c.Sources, id)
+		}
+	}
+	return &c, nil
+}
+
+// DecodeRunResults parses run_results bytes.
+func DecodeRunResults(data []byte, name string) (*RunResults, error) {
+	var r RunResults
+	if err := json.Unmarshal(data, &r); err != nil {
+		return nil, fmt.Errorf("%s is not valid dbt run_results: %w", name, describeJSONError(data, err))
+	}
+	return &r, nil
+}
+
+// describeJSONError turns an offset into a line:column so users can find
+// problems such as git merge-conflict markers in a committed artifact.
+func describeJSONError(data []byte, err error) error {
+	var off int64 = -1
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		off = se.Offset
+	case errors.As(err, &te):
+		off = te.Offset
+	}
+	if off < 0 || off > int64(len(data)) {
+		return err
+	}
+	line := 1 + bytes.Count(data[:off], []byte("\n"))
+	col := int(off) - bytes.LastIndexByte(data[:off], '\n')
+	hint := ""
+	if bytes.Contains(data, []byte("\n<<<<<<< ")) || bytes.HasPrefix(data, []byte("<<<<<<< ")) {
+		hint = " (the file contains git merge-conflict markers; rebuild it with dbt instead of merging it)"
+	}
+	return fmt.Errorf("line %d, column %d: %w%s", line, col, err, hint)
+}
+
+// LoadEnv reads the artifacts in dir. The manifest is required; catalog and
+// run_results are optional. what names the environment in errors ("current"
+// or "base") and howTo says which dbt command produces the artifacts.
+func LoadEnv(ctx context.Context, dir, what, howTo string) (*Env, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	mpath := filepath.Join(dir, ManifestFile)
+	st, err := os.Stat(mpath)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("%w: the %s manifest %s does not exist; produce it with `%s`", ErrMissingArtifact, what, mpath, howTo)
+		}
+		return nil, fmt.Errorf("reading the %s manifest: %w", what, err)
+	}
+	data, err := os.ReadFile(mpath)
+	if err != nil {
+		return nil, fmt.Errorf("reading the %s manifest: %w", what, err)
+	}
+	m, err := DecodeManifest(data, mpath)
+	if err != nil {
+		return nil, err
+	}
+	env := &Env{Dir: dir, Manifest: m, ModTime: st.ModTime()}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if data, err := os.ReadFile(filepath.Join(dir, CatalogFile)); err == nil {
+		if env.Catalog, err = DecodeCatalog(data, filepath.Join(dir, CatalogFile)); err != nil {
+			return nil, err
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("reading the %s catalog: %w", what, err)
+	}
+	if data, err := os.ReadFile(filepath.Join(dir, RunResultsFile)); err == nil {
+		if env.RunResults, err = DecodeRunResults(data, filepath.Join(dir, RunResultsFile)); err != nil {
+			return nil, err
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("reading the %s run_results: %w", what, err)
+	}
+	return env, nil
+}
+
+func sortColumns(cols []*CatalogColumn) {
+	sort.SliceStable(cols, func(i, j int) bool {
+		if cols[i].Index != cols[j].Index {
+			return cols[i].Index < cols[j].Index
+		}
+		return cols[i].Name < cols[j].Name
+	})
+}

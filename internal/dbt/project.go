@@ -1,0 +1,96 @@
+package dbt
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+)
+
+// Paths says where a project's two builds live.
+type Paths struct {
+	ProjectDir     string // default "."
+	TargetPath     string // current build, default "target"
+	TargetBasePath string // base build, default "target-base"
+}
+
+// WithDefaults fills empty fields with dbt's defaults.
+func (p Paths) WithDefaults() Paths {
+	if p.ProjectDir == "" {
+		p.ProjectDir = "."
+	}
+	if p.TargetPath == "" {
+		p.TargetPath = "target"
+	}
+	if p.TargetBasePath == "" {
+		p.TargetBasePath = "target-base"
+	}
+	return p
+}
+
+// CurrentDir is the absolute-or-relative directory of the current build.
+func (p Paths) CurrentDir() string { return resolve(p.ProjectDir, p.TargetPath) }
+
+// BaseDir is the directory of the base build.
+func (p Paths) BaseDir() string { return resolve(p.ProjectDir, p.TargetBasePath) }
+
+func resolve(project, target string) string {
+	if filepath.IsAbs(target) {
+		return target
+	}
+	return filepath.Join(project, target)
+}
+
+// Project is the pair of builds Ripple compares.
+type Project struct {
+	Paths   Paths
+	Base    *Env
+	Current *Env
+	// SingleEnv is true when no base build exists: Base is then Current and
+	// every comparison shows no change.
+	SingleEnv bool
+}
+
+// SingleEnvWarning is attached to results that compare environments when
+// there is no base build.
+const SingleEnvWarning = "Base environment not configured — comparisons show no changes. Run `dbt docs generate --target-path target-base` to enable diffing."
+
+// LoadProject reads both builds. A missing current manifest is an error; a
+// missing base directory or manifest puts the project in single-environment mode.
+func LoadProject(ctx context.Context, p Paths) (*Project, error) {
+	p = p.WithDefaults()
+	var (
+		wg              sync.WaitGroup
+		cur, base       *Env
+		curErr, baseErr error
+		baseMissing     bool
+	)
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		cur, curErr = LoadEnv(ctx, p.CurrentDir(), "current", "dbt docs generate")
+	}()
+	go func() {
+		defer wg.Done()
+		if _, err := os.Stat(filepath.Join(p.BaseDir(), ManifestFile)); errors.Is(err, fs.ErrNotExist) {
+			baseMissing = true
+			return
+		}
+		base, baseErr = LoadEnv(ctx, p.BaseDir(), "base", "dbt docs generate --target-path "+p.TargetBasePath+" (on the base branch)")
+	}()
+	wg.Wait()
+	if curErr != nil {
+		return nil, curErr
+	}
+	if baseErr != nil {
+		return nil, baseErr
+	}
+	pr := &Project{Paths: p, Current: cur, Base: base}
+	if baseMissing {
+		pr.Base = cur
+		pr.SingleEnv = true
+	}
+	return pr, nil
+}

@@ -1,0 +1,118 @@
+package diff
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/ripple-data/ripple/internal/warehouse"
+)
+
+// benchRows is the benchmark table size; RIPPLE_BENCH_ROWS overrides it
+// (e.g. RIPPLE_BENCH_ROWS=1000000 for a quick run).
+func benchRows(b *testing.B) int {
+	n := 10_000_000
+	if s := os.Getenv("RIPPLE_BENCH_ROWS"); s != "" {
+		v, err := strconv.Atoi(s)
+		if err != nil || v <= 0 {
+			b.Fatalf("RIPPLE_BENCH_ROWS=%q is not a positive integer", s)
+		}
+		n = v
+	}
+	return n
+}
+
+const benchCols = 19 // plus the key: 20 columns
+
+// benchEnv creates base.wide and current.wide: n rows × 20 columns (id plus
+// ints, doubles, strings and dates), where ~1% of current rows differ in
+// one column each.
+func benchEnv(b *testing.B, n int) Env {
+	var bcols, ccols []string
+	for i := 1; i <= benchCols; i++ {
+		var expr string
+		switch i % 4 {
+		case 0:
+			expr = fmt.Sprintf("(i * %d) %% 1000003", i+7)
+		case 1:
+			expr = fmt.Sprintf("(i %% 9973) * %d.5", i)
+		case 2:
+			expr = fmt.Sprintf("'v' || ((i * %d) %% 100003)::VARCHAR", i)
+		case 3:
+			expr = fmt.Sprintf("DATE '2020-01-01' + CAST((i * %d) %% 2000 AS INTEGER)", i)
+		}
+		col := fmt.Sprintf("c%02d", i)
+		bcols = append(bcols, expr+" AS "+col)
+		// 1% of rows change, each in the column chosen by i % 19.
+		cexpr := expr
+		switch i % 4 {
+		case 0, 1:
+			cexpr = fmt.Sprintf("CASE WHEN i %% 100 = 7 AND i %% %d = %d THEN (%s) + 1 ELSE %s END", benchCols, i-1, expr, expr)
+		case 2:
+			cexpr = fmt.Sprintf("CASE WHEN i %% 100 = 7 AND i %% %d = %d THEN (%s) || 'x' ELSE %s END", benchCols, i-1, expr, expr)
+		case 3:
+			cexpr = fmt.Sprintf("CASE WHEN i %% 100 = 7 AND i %% %d = %d THEN (%s) + 1 ELSE %s END", benchCols, i-1, expr, expr)
+		}
+		ccols = append(ccols, cexpr+" AS "+col)
+	}
+	conn := memDuckDB(b,
+		"CREATE SCHEMA base", "CREATE SCHEMA current",
+		fmt.Sprintf("CREATE TABLE base.wide AS SELECT i AS id, %s FROM range(%d) t(i)", strings.Join(bcols, ", "), n),
+		fmt.Sprintf("CREATE TABLE current.wide AS SELECT i AS id, %s FROM range(%d) t(i)", strings.Join(ccols, ", "), n),
+	)
+	return Env{Project: handProject(b, "memory", "base", "current", model{name: "wide"}), Conn: conn, Dialect: mustDialect(b, "duckdb")}
+}
+
+// BenchmarkValueDiff measures value_diff against the floor (count(*) of
+// the FULL OUTER JOIN on the key) and a one-query-per-column plan, all on
+// the same tables. Compare ns/op of the three sub-benchmarks.
+func BenchmarkValueDiff(b *testing.B) {
+	n := benchRows(b)
+	env := benchEnv(b, n)
+	ctx := context.Background()
+	in := ValueDiffInput{Model: "wide", PrimaryKey: Keys{"id"}}
+
+	// Sanity: the generated change rate.
+	res, err := ValueDiff(ctx, env, in)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Logf("rows=%d total=%d added=%d removed=%d changed=%d (%.2f%%)", n, res.Summary.Total, res.Summary.Added,
+		res.Summary.Removed, res.Summary.Changed, 100*float64(res.Summary.Changed)/float64(res.Summary.Total))
+
+	b.Run("value_diff", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := ValueDiff(ctx, env, in); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("floor_join_count", func(b *testing.B) {
+		b.ReportAllocs()
+		q := `SELECT COUNT(*) FROM "memory"."base"."wide" b FULL OUTER JOIN "memory"."current"."wide" c ON b."id" = c."id"`
+		for b.Loop() {
+			if _, err := env.Conn.Query(ctx, q, warehouse.QueryOptions{Limit: 1}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("per_column_queries", func(b *testing.B) {
+		b.ReportAllocs()
+		d := sqlDialect{env.Dialect}
+		for b.Loop() {
+			for i := 1; i <= benchCols; i++ {
+				col := d.q(fmt.Sprintf("c%02d", i))
+				q := `SELECT ` + d.countIf(`b."id" IS NULL`) + `, ` + d.countIf(`c."id" IS NULL`) + `, ` +
+					d.countIf(`b."id" IS NOT NULL AND c."id" IS NOT NULL AND `+d.distinct("b."+col, "c."+col)) +
+					` FROM "memory"."base"."wide" b FULL OUTER JOIN "memory"."current"."wide" c ON b."id" = c."id"`
+				if _, err := env.Conn.Query(ctx, q, warehouse.QueryOptions{Limit: 1}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	})
+}

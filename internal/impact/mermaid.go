@@ -1,0 +1,225 @@
+package impact
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/ripple-data/ripple/internal/dbt"
+	"github.com/ripple-data/ripple/internal/lineage"
+)
+
+// MaxMermaidChars caps the diagram so it fits in a GitHub comment (65,536
+// characters) with room for the rest of the summary.
+const MaxMermaidChars = 50000
+
+// Annotation is what the diagram says about one node beyond its change status.
+type Annotation struct {
+	RowCountDeltaPct *float64 // ▲/▼ x%
+	RowCountNote     string   // e.g. "N/A (table_not_found)"
+	SchemaChanged    bool
+	FailedChecks     int
+}
+
+// MermaidInput controls the diagram.
+type MermaidInput struct {
+	Select   string `json:"select,omitempty" jsonschema:"dbt selector of the nodes to draw (default: changed nodes and their descendants); space = union, comma = intersection"`
+	MaxChars int    `json:"max_chars,omitempty" jsonschema:"size cap in characters (default 50000)"`
+}
+
+// MermaidResult is a rendered diagram.
+type MermaidResult struct {
+	Mermaid   string `json:"mermaid"`
+	NodeCount int    `json:"node_count"`
+	EdgeCount int    `json:"edge_count"`
+	Truncated bool   `json:"truncated"`
+	// OmittedNodes counts nodes left out by the size cap.
+	OmittedNodes int    `json:"omitted_nodes,omitempty"`
+	Warning      string `json:"_warning,omitempty"`
+}
+
+// Mermaid draws a deterministic `graph LR` of the given nodes: shapes per
+// resource type, styles per change status, and "what changed" notes. Node
+// order and ids are stable so diagrams diff cleanly between pushes.
+func Mermaid(cmp *lineage.Comparison, ids []string, notes map[string]Annotation, maxChars int) *MermaidResult {
+	if maxChars <= 0 {
+		maxChars = MaxMermaidChars
+	}
+	ids = append([]string(nil), ids...)
+	// Changed nodes first, then impacted, so truncation keeps what matters.
+	sort.SliceStable(ids, func(i, j int) bool {
+		ri, rj := rank(cmp, ids[i]), rank(cmp, ids[j])
+		if ri != rj {
+			return ri < rj
+		}
+		return ids[i] < ids[j]
+	})
+	res := &MermaidResult{}
+	if cmp.Project.SingleEnv {
+		res.Warning = dbt.SingleEnvWarning
+	}
+	alias := map[string]string{}
+	var body strings.Builder
+	var classes strings.Builder
+	kept := []string{}
+	const footerReserve = 400
+	for _, id := range ids {
+		n, ok := cmp.Graph.Node(id)
+		if !ok {
+			continue
+		}
+		a := fmt.Sprintf("n%d", len(kept))
+		line := "  " + a + shape(n.ResourceType, label(cmp, n, notes[id])) + "\n"
+		cls := classFor(cmp, id)
+		clsLine := ""
+		if cls != "" {
+			clsLine = "  class " + a + " " + cls + "\n"
+		}
+		if body.Len()+classes.Len()+len(line)+len(clsLine)+footerReserve > maxChars {
+			res.Truncated = true
+			res.OmittedNodes = len(ids) - len(kept)
+			break
+		}
+		alias[id] = a
+		kept = append(kept, id)
+		body.WriteString(line)
+		classes.WriteString(clsLine)
+	}
+	sort.Strings(kept)
+	var edges strings.Builder
+	for _, id := range kept {
+		parents := append([]string(nil), cmp.Graph.Parents(id)...)
+		sort.Strings(parents)
+		for _, p := range parents {
+			if pa, ok := alias[p]; ok {
+				line := "  " + pa + " --> " + alias[id] + "\n"
+				if body.Len()+classes.Len()+edges.Len()+len(line)+footerReserve > maxChars {
+					res.Truncated = true
+					continue
+				}
+				edges.WriteString(line)
+				res.EdgeCount++
+			}
+		}
+	}
+	var out strings.Builder
+	out.WriteString("graph LR\n")
+	out.WriteString(body.String())
+	out.WriteString(edges.String())
+	out.WriteString("  classDef added fill:#d4edda,stroke:#28a745,color:#000000\n")
+	out.WriteString("  classDef removed fill:#f8d7da,stroke:#dc3545,color:#000000\n")
+	out.WriteString("  classDef modified fill:#fff3cd,stroke:#ffc107,color:#000000\n")
+	out.WriteString("  classDef impacted fill:#ffffff,stroke:#ffc107,color:#000000\n")
+	out.WriteString("  classDef unchanged fill:#ffffff,stroke:#d3d3d3,color:#999999\n")
+	out.WriteString(classes.String())
+	if res.Truncated {
+		fmt.Fprintf(&out, "  %%%% truncated: %d of %d nodes shown (size cap %d characters)\n", len(kept), len(ids), maxChars)
+	}
+	res.Mermaid = out.String()
+	res.NodeCount = len(kept)
+	return res
+}
+
+func rank(cmp *lineage.Comparison, id string) int {
+	if _, ok := cmp.State[id]; ok {
+		return 0
+	}
+	if cmp.Impacted[id] {
+		return 1
+	}
+	return 2
+}
+
+func classFor(cmp *lineage.Comparison, id string) string {
+	if st, ok := cmp.State[id]; ok {
+		return st.ChangeStatus
+	}
+	if cmp.Impacted[id] {
+		return "impacted"
+	}
+	return "unchanged"
+}
+
+// shape picks the Mermaid node shape for a resource type.
+func shape(resourceType, text string) string {
+	switch resourceType {
+	case dbt.Source:
+		return "[(\"" + text + "\")]"
+	case dbt.Seed:
+		return "[/\"" + text + "\"/]"
+	case dbt.Snapshot:
+		return "[[\"" + text + "\"]]"
+	case dbt.Exposure:
+		return ">\"" + text + "\"]"
+	case dbt.Metric, dbt.SemanticModel, dbt.SavedQuery:
+		return "{{\"" + text + "\"}}"
+	}
+	return "[\"" + text + "\"]"
+}
+
+func label(cmp *lineage.Comparison, n *dbt.Node, a Annotation) string {
+	name := n.Name
+	if n.ResourceType == dbt.Source {
+		name = n.SourceName + "." + n.Name
+	}
+	parts := []string{escape(name)}
+	var what []string
+	if st, ok := cmp.State[n.UniqueID]; ok {
+		switch st.ChangeStatus {
+		case "added":
+			what = append(what, "Added")
+		case "removed":
+			what = append(what, "Removed")
+		default:
+			for _, m := range st.Modifications {
+				switch m {
+				case dbt.ModBody, dbt.ModMacros:
+					what = appendOnce(what, "Code")
+				case dbt.ModContract:
+					what = appendOnce(what, "Contract")
+				default:
+					what = appendOnce(what, "Config")
+				}
+			}
+		}
+	}
+	switch {
+	case a.RowCountDeltaPct != nil && *a.RowCountDeltaPct > 0:
+		what = append(what, fmt.Sprintf("Row count ▲ %s%%", pct(*a.RowCountDeltaPct)))
+	case a.RowCountDeltaPct != nil && *a.RowCountDeltaPct < 0:
+		what = append(what, fmt.Sprintf("Row count ▼ %s%%", pct(-*a.RowCountDeltaPct)))
+	case a.RowCountNote != "":
+		what = append(what, "Row count "+escape(a.RowCountNote))
+	}
+	if a.SchemaChanged {
+		what = append(what, "Schema")
+	}
+	if a.FailedChecks > 0 {
+		what = append(what, fmt.Sprintf("%d failed check(s)", a.FailedChecks))
+	}
+	if len(what) > 0 {
+		parts = append(parts, "<small>"+strings.Join(what, " · ")+"</small>")
+	}
+	return strings.Join(parts, "<br/>")
+}
+
+func pct(v float64) string {
+	v = math.Round(v*10) / 10
+	return strings.TrimSuffix(fmt.Sprintf("%.1f", v), ".0")
+}
+
+func appendOnce(list []string, s string) []string {
+	for _, x := range list {
+		if x == s {
+			return list
+		}
+	}
+	return append(list, s)
+}
+
+// escape keeps labels inside Mermaid's quoted strings.
+func escape(s string) string {
+	r := strings.NewReplacer("\"", "#quot;", "<", "#lt;", ">", "#gt;", "\n", " ")
+	return r.Replace(s)
+}

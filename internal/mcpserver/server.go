@@ -1,0 +1,378 @@
+// Package mcpserver serves every operation of the ops registry as an MCP
+// tool. Tools are generated from the registry: an operation added with
+// ops.Add appears here with its input schema, output schema and description,
+// and returns the same JSON as `ripple <op-name> --json`. The only
+// MCP-specific tools are get_server_info and set_backend.
+package mcpserver
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/ripple-data/ripple/internal/dbt"
+	"github.com/ripple-data/ripple/internal/ops"
+	"github.com/ripple-data/ripple/internal/warehouse"
+)
+
+// Mode gates which tools are exposed.
+type Mode string
+
+const (
+	// ModeServer exposes every operation.
+	ModeServer Mode = "server"
+	// ModePreview exposes only operations that do not query the warehouse.
+	ModePreview Mode = "preview"
+	// ModeReadOnly is preview without operations that write the checks state.
+	ModeReadOnly Mode = "read-only"
+)
+
+// ParseMode validates a --mode value ("" means server).
+func ParseMode(s string) (Mode, error) {
+	switch Mode(s) {
+	case "", ModeServer:
+		return ModeServer, nil
+	case ModePreview, ModeReadOnly:
+		return Mode(s), nil
+	}
+	return "", fmt.Errorf("unknown mode %q: use server, preview or read-only", s)
+}
+
+// SingleEnvNote is appended to the description of every diff tool when no
+// base build exists.
+const SingleEnvNote = "Single-environment mode: the base environment is not configured, so this tool compares the " +
+	"current environment against itself (base equals current; no changes expected). " +
+	"Run `dbt docs generate --target-path target-base` on the base branch to enable diffing."
+
+// SingleEnvInstructions are the initialize instructions in single-environment mode.
+const SingleEnvInstructions = "Ripple is running in single-environment mode: the base environment (target-base/) is not " +
+	"configured, so the diff tools compare the current environment against itself and show no changes. " +
+	"To enable diffing, build the base branch's artifacts with `dbt docs generate --target-path target-base` " +
+	"(or point at them with set_backend target_base_path)."
+
+// Options configure a Server.
+type Options struct {
+	// Registry is the catalogue to serve; nil means ops.Default().
+	Registry *ops.Registry
+	// Session is the operation session shared by every MCP session. Required.
+	Session *ops.Session
+	Mode    Mode
+	Version string
+	// Logger receives server logs (stderr or a file, never stdout).
+	Logger *slog.Logger
+}
+
+// Server is Ripple's MCP server.
+type Server struct {
+	reg     *ops.Registry
+	extra   *ops.Registry // MCP-only tools
+	sess    *ops.Session
+	mode    Mode
+	version string
+	log     *slog.Logger
+	mcp     *mcp.Server
+
+	mu        sync.Mutex
+	tools     map[string]*ops.Op // name → op, exposed tools only
+	singleEnv bool
+}
+
+// New builds the server. It never fails because artifacts are missing: the
+// server starts, get_server_info says why, and the other tools explain how
+// to fix it.
+func New(ctx context.Context, o Options) (*Server, error) {
+	if o.Session == nil {
+		return nil, errors.New("mcpserver: Options.Session is required")
+	}
+	if o.Registry == nil {
+		o.Registry = ops.Default()
+	}
+	mode, err := ParseMode(string(o.Mode))
+	if err != nil {
+		return nil, err
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if o.Version == "" {
+		o.Version = "dev"
+	}
+	s := &Server{reg: o.Registry, sess: o.Session, mode: mode, version: o.Version, log: o.Logger}
+	s.extra = s.mcpOnlyOps()
+	for _, op := range s.extra.Ops() {
+		if _, clash := s.reg.Get(op.Name); clash {
+			return nil, fmt.Errorf("mcpserver: operation %s clashes with an MCP-only tool", op.Name)
+		}
+	}
+
+	single := s.detectSingleEnv(ctx)
+	if _, err := s.sess.Project(ctx); err != nil {
+		s.log.Warn("artifacts could not be loaded; the server starts anyway, call set_backend or rebuild them", "error", err)
+	}
+	if single {
+		s.log.Warn("base artifacts not found, starting in single-environment mode", "hint", "dbt docs generate --target-path target-base")
+	}
+	instructions := ""
+	if single {
+		instructions = SingleEnvInstructions
+	}
+	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "ripple", Title: "Ripple", Version: o.Version}, &mcp.ServerOptions{
+		Instructions: instructions,
+		Logger:       o.Logger,
+		Capabilities: &mcp.ServerCapabilities{
+			Logging:   &mcp.LoggingCapabilities{},
+			Tools:     &mcp.ToolCapabilities{ListChanged: true},
+			Resources: &mcp.ResourceCapabilities{ListChanged: true},
+			Prompts:   &mcp.PromptCapabilities{ListChanged: true},
+		},
+	})
+	s.mcp.AddReceivingMiddleware(s.middleware)
+	s.registerTools(single)
+	s.registerResources()
+	s.registerPrompts()
+	return s, nil
+}
+
+// MCP returns the underlying SDK server (for custom transports and tests).
+func (s *Server) MCP() *mcp.Server { return s.mcp }
+
+// Mode is the server's mode.
+func (s *Server) Mode() Mode { return s.mode }
+
+// detectSingleEnv reports whether the base manifest is absent.
+func (s *Server) detectSingleEnv(ctx context.Context) bool {
+	if p, err := s.sess.Project(ctx); err == nil {
+		return p.SingleEnv
+	}
+	paths := s.sess.Config().Paths
+	_, err := os.Stat(filepath.Join(paths.BaseDir(), dbt.ManifestFile))
+	return errors.Is(err, os.ErrNotExist)
+}
+
+// exposed reports whether op is served in the server's mode.
+func (s *Server) exposed(op *ops.Op) bool {
+	switch s.mode {
+	case ModePreview:
+		return !op.Warehouse
+	case ModeReadOnly:
+		return !op.Warehouse && !op.WritesState
+	}
+	return true
+}
+
+// registerTools (re)registers every exposed tool; it runs at start and
+// after set_backend, whose new paths may switch single-environment mode.
+func (s *Server) registerTools(single bool) {
+	s.mu.Lock()
+	s.singleEnv = single
+	s.tools = map[string]*ops.Op{}
+	var list []*ops.Op
+	for _, op := range s.reg.Ops() {
+		if s.exposed(op) {
+			list = append(list, op)
+		}
+	}
+	list = append(list, s.extra.Ops()...)
+	for _, op := range list {
+		s.tools[op.Name] = op
+	}
+	s.mu.Unlock()
+	for _, op := range list {
+		s.mcp.AddTool(s.toolFor(op, single), s.handler(op))
+	}
+}
+
+func (s *Server) toolFor(op *ops.Op, single bool) *mcp.Tool {
+	desc := op.Description
+	if props := op.InputSchema.Properties; props != nil {
+		if _, ok := props["select"]; ok && !strings.Contains(desc, ops.SelectGrammar) {
+			desc = strings.TrimSpace(desc) + " Select: " + ops.SelectGrammar
+		}
+	}
+	if single && op.DiffTool {
+		desc = strings.TrimSpace(desc) + " " + SingleEnvNote
+	}
+	readOnly := !op.WritesState
+	if op.Name == "set_backend" {
+		readOnly = false
+	}
+	f := false
+	return &mcp.Tool{
+		Name:         op.Name,
+		Title:        op.Title,
+		Description:  desc,
+		InputSchema:  op.InputSchema,
+		OutputSchema: op.OutputSchema,
+		Annotations: &mcp.ToolAnnotations{
+			Title:          op.Title,
+			ReadOnlyHint:   readOnly,
+			IdempotentHint: readOnly,
+			OpenWorldHint:  &f,
+		},
+	}
+}
+
+// handler adapts an operation: validate → decode → call → structured result.
+// Every failure is a tool result with isError, never a protocol error.
+func (s *Server) handler(op *ops.Op) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		start := time.Now()
+		in, err := op.Decode(req.Params.Arguments)
+		if err != nil {
+			return s.toolError(ctx, req, op, err, start), nil
+		}
+		if tok := req.Params.GetProgressToken(); tok != nil && req.Session != nil {
+			ss := req.Session
+			ctx = ops.WithProgress(ctx, func(progress, total float64, message string) {
+				_ = ss.NotifyProgress(ctx, &mcp.ProgressNotificationParams{
+					ProgressToken: tok, Progress: progress, Total: total, Message: message,
+				})
+			})
+		}
+		out, err := op.Call(ctx, s.sess, in)
+		if err != nil {
+			return s.toolError(ctx, req, op, err, start), nil
+		}
+		res, err := structuredResult(out)
+		if err != nil {
+			return s.toolError(ctx, req, op, err, start), nil
+		}
+		s.log.Debug("tool call", "tool", op.Name, "duration_ms", time.Since(start).Milliseconds())
+		return res, nil
+	}
+}
+
+// structuredResult returns out as structuredContent plus the same compact
+// JSON as text, for clients that read only content.
+func structuredResult(out any) (*mcp.CallToolResult, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(out); err != nil {
+		return nil, fmt.Errorf("encoding the result: %w", err)
+	}
+	data := bytes.TrimRight(buf.Bytes(), "\n")
+	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(data)}}}
+	if len(data) > 0 && data[0] == '{' {
+		res.StructuredContent = json.RawMessage(data)
+	}
+	return res, nil
+}
+
+// toolError turns an operation failure into an isError result, explaining
+// how to fix missing artifacts, and logs it: classified warehouse errors as
+// warnings with their class, everything else as errors.
+func (s *Server) toolError(ctx context.Context, req *mcp.CallToolRequest, op *ops.Op, err error, start time.Time) *mcp.CallToolResult {
+	msg := err.Error()
+	var ie *ops.InputError
+	var pe *ops.PanicError
+	level, class := slog.LevelError, ""
+	switch {
+	case errors.As(err, &ie):
+		level, class = slog.LevelWarn, "input_validation"
+	case errors.As(err, &pe):
+		level = slog.LevelError
+	default:
+		if c := warehouse.Classify(err); c != warehouse.ClassUnclassified {
+			level, class = slog.LevelWarn, string(c)
+		}
+		if _, perr := s.sess.Project(ctx); perr != nil && op.Name != "get_server_info" && op.Name != "set_backend" {
+			msg = unconfiguredMessage(perr)
+			level, class = slog.LevelWarn, "artifacts_unavailable"
+		}
+	}
+	attrs := []any{"tool", op.Name, "error", err.Error(), "duration_ms", time.Since(start).Milliseconds()}
+	if class != "" {
+		attrs = append(attrs, "class", class)
+		s.log.Log(ctx, level, "expected "+class+" error in tool "+op.Name, attrs...)
+	} else {
+		s.log.Log(ctx, level, "tool "+op.Name+" failed", attrs...)
+	}
+	if req != nil && req.Session != nil {
+		lvl := mcp.LoggingLevel("error")
+		if level == slog.LevelWarn {
+			lvl = "warning"
+		}
+		_ = req.Session.Log(ctx, &mcp.LoggingMessageParams{Logger: "ripple", Level: lvl,
+			Data: map[string]any{"tool": op.Name, "error": msg, "class": class}})
+	}
+	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: msg}}}
+}
+
+func unconfiguredMessage(err error) string {
+	return "Ripple could not load the dbt artifacts: " + err.Error() + ". To fix it, run `dbt docs generate` in the " +
+		"project (and `dbt docs generate --target-path target-base` for the base branch), or call set_backend " +
+		"with mode 'local' and the right project_dir / target_path / target_base_path; get_server_info shows the current paths."
+}
+
+// toolNames lists the exposed tools, sorted.
+func (s *Server) toolNames() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	names := make([]string, 0, len(s.tools))
+	for n := range s.tools {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+func (s *Server) lookup(name string) (*ops.Op, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	op, ok := s.tools[name]
+	return op, ok
+}
+
+// middleware recovers panics anywhere in request handling and turns calls to
+// gated or unknown tools into clear answers.
+func (s *Server) middleware(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (res mcp.Result, err error) {
+		defer func() {
+			if v := recover(); v != nil {
+				s.log.Error("panic while handling a request", "method", method, "panic", fmt.Sprint(v))
+				if method == "tools/call" {
+					res, err = &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{
+						Text: fmt.Sprintf("internal error: %v (please report it)", v)}}}, nil
+					return
+				}
+				res, err = nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("internal error: %v (please report it)", v)}
+			}
+		}()
+		if method == "tools/call" {
+			if p, ok := req.GetParams().(*mcp.CallToolParamsRaw); ok {
+				if _, known := s.lookup(p.Name); !known {
+					return s.unavailable(p.Name)
+				}
+			}
+		}
+		return next(ctx, method, req)
+	}
+}
+
+func (s *Server) unavailable(name string) (mcp.Result, error) {
+	avail := s.toolNames()
+	quoted := make([]string, len(avail))
+	for i, n := range avail {
+		quoted[i] = "'" + n + "'"
+	}
+	if op, ok := s.reg.Get(name); ok && op.Name == name {
+		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf(
+			"Tool '%s' is not available in %s mode. Only %s are available in this mode.", name, s.mode, strings.Join(quoted, ", "))}}}, nil
+	}
+	return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf(
+		"Unknown tool: %s. Available tools: %s.", name, strings.Join(avail, ", "))}
+}

@@ -1,0 +1,9 @@
+package ops
+
+// Default returns the registry of every operation Ripple offers. A new
+// operation is one Add call in the file of its area.
+func Default() *Registry {
+	r := NewRegistry()
+	addLineageOps(r)
+	return r
+}

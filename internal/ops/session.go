@@ -1,0 +1,195 @@
+package ops
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ripple-data/ripple/internal/dbt"
+	"github.com/ripple-data/ripple/internal/lineage"
+	"github.com/ripple-data/ripple/internal/warehouse"
+)
+
+// Config is what a session needs to find the project and the warehouse.
+type Config struct {
+	Paths dbt.Paths
+	// OpenWarehouse opens the connection lazily on the first operation
+	// that needs it. Nil means no warehouse is configured.
+	OpenWarehouse func(ctx context.Context) (warehouse.Conn, error)
+	// StatePath is the checks/runs state file.
+	StatePath string
+	Logger    *slog.Logger
+}
+
+// Session holds the loaded project, its comparison and the warehouse
+// connection. The CLI makes one per process; the MCP server keeps one and
+// serves many calls from it, so everything here is safe for concurrent use
+// and re-validated cheaply on every call.
+type Session struct {
+	mu      sync.Mutex
+	cfg     Config
+	project *dbt.Project
+	cmp     *lineage.Comparison
+	stamp   string
+	conn    warehouse.Conn
+	caches  map[string]any
+}
+
+// NewSession returns a session; nothing is loaded until first use.
+func NewSession(cfg Config) *Session {
+	cfg.Paths = cfg.Paths.WithDefaults()
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	return &Session{cfg: cfg, caches: map[string]any{}}
+}
+
+// Config returns the session's configuration.
+func (s *Session) Config() Config {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cfg
+}
+
+// Logger is the session's logger (stderr or a file, never stdout).
+func (s *Session) Logger() *slog.Logger { return s.cfg.Logger }
+
+// SetPaths re-points the session at another project or target paths. The
+// next call reloads the artifacts.
+func (s *Session) SetPaths(p dbt.Paths) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.cfg.Paths = p.WithDefaults()
+	s.project, s.cmp, s.stamp = nil, nil, ""
+	s.caches = map[string]any{}
+}
+
+// Project returns the loaded project, reloading it when any artifact file
+// changed on disk since the last call (a stat per file, so it is cheap
+// enough to run on every MCP call).
+func (s *Session) Project(ctx context.Context) (*dbt.Project, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.projectLocked(ctx)
+}
+
+func (s *Session) projectLocked(ctx context.Context) (*dbt.Project, error) {
+	stamp := artifactStamp(s.cfg.Paths)
+	if s.project != nil && stamp == s.stamp {
+		return s.project, nil
+	}
+	p, err := dbt.LoadProject(ctx, s.cfg.Paths)
+	if err != nil {
+		return nil, err
+	}
+	s.project, s.stamp, s.cmp = p, stamp, nil
+	s.caches = map[string]any{}
+	return p, nil
+}
+
+// Comparison returns the lineage comparison of the current project.
+func (s *Session) Comparison(ctx context.Context) (*lineage.Comparison, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p, err := s.projectLocked(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if s.cmp == nil {
+		s.cmp = lineage.Compare(p)
+	}
+	return s.cmp, nil
+}
+
+// Cached returns a value computed once per loaded project under key. It is
+// how analysis results (column lineage, ERD) survive between MCP calls and
+// are dropped when the artifacts change.
+func (s *Session) Cached(ctx context.Context, key string, build func(*dbt.Project) (any, error)) (any, error) {
+	s.mu.Lock()
+	p, err := s.projectLocked(ctx)
+	if err != nil {
+		s.mu.Unlock()
+		return nil, err
+	}
+	if v, ok := s.caches[key]; ok {
+		s.mu.Unlock()
+		return v, nil
+	}
+	s.mu.Unlock()
+	v, err := build(p)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.project == p {
+		s.caches[key] = v
+	}
+	return v, nil
+}
+
+// ErrNoWarehouse is returned by operations that need a warehouse when none is configured.
+var ErrNoWarehouse = errors.New("no warehouse connection is configured")
+
+// Warehouse returns the warehouse connection, opening it on first use.
+func (s *Session) Warehouse(ctx context.Context) (warehouse.Conn, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.conn != nil {
+		return s.conn, nil
+	}
+	if s.cfg.OpenWarehouse == nil {
+		return nil, fmt.Errorf("%w: pass --duckdb PATH or configure profiles.yml (--profiles-dir, --profile, --target)", ErrNoWarehouse)
+	}
+	c, err := s.cfg.OpenWarehouse(ctx)
+	if err != nil {
+		return nil, err
+	}
+	s.conn = c
+	return c, nil
+}
+
+// Close releases the warehouse connection.
+func (s *Session) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.conn != nil {
+		err := s.conn.Close()
+		s.conn = nil
+		return err
+	}
+	return nil
+}
+
+// artifactStamp fingerprints the artifact files by size and mtime.
+func artifactStamp(p dbt.Paths) string {
+	var b strings.Builder
+	for _, dir := range []string{p.CurrentDir(), p.BaseDir()} {
+		for _, f := range []string{dbt.ManifestFile, dbt.CatalogFile, dbt.RunResultsFile} {
+			st, err := os.Stat(filepath.Join(dir, f))
+			if err != nil {
+				b.WriteString("-;")
+				continue
+			}
+			fmt.Fprintf(&b, "%d:%d;", st.Size(), st.ModTime().UnixNano())
+		}
+	}
+	return b.String()
+}
+
+// ArtifactsModTime is the newest artifact modification time; checks whose
+// last run is older are outdated.
+func ArtifactsModTime(p *dbt.Project) time.Time {
+	t := p.Current.ModTime
+	if p.Base.ModTime.After(t) {
+		t = p.Base.ModTime
+	}
+	return t
+}

@@ -1,0 +1,210 @@
+package sqlparse
+
+import (
+	"strconv"
+	"strings"
+)
+
+// Format renders an expression in a canonical one-line form: keywords
+// upper-case, identifiers as folded, single spaces. Two expressions that
+// differ only in formatting, comments or keyword case format identically,
+// which is what expression digests rely on.
+func Format(e Expr) string {
+	var b strings.Builder
+	fmtExpr(&b, e, nil)
+	return b.String()
+}
+
+// FormatWith is Format with a hook: when ref returns ok, its text replaces
+// the column reference (used to substitute resolved lineage for names).
+func FormatWith(e Expr, ref func(*ColumnRef) (string, bool)) string {
+	var b strings.Builder
+	fmtExpr(&b, e, ref)
+	return b.String()
+}
+
+func fmtList(b *strings.Builder, es []Expr, ref func(*ColumnRef) (string, bool)) {
+	for i, e := range es {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmtExpr(b, e, ref)
+	}
+}
+
+func fmtOrder(b *strings.Builder, items []OrderItem, ref func(*ColumnRef) (string, bool)) {
+	for i, it := range items {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmtExpr(b, it.Expr, ref)
+		if it.Desc {
+			b.WriteString(" DESC")
+		}
+	}
+}
+
+func fmtExpr(b *strings.Builder, e Expr, ref func(*ColumnRef) (string, bool)) {
+	switch x := e.(type) {
+	case nil:
+		b.WriteString("NULL")
+	case *ColumnRef:
+		if ref != nil {
+			if s, ok := ref(x); ok {
+				b.WriteString(s)
+				return
+			}
+		}
+		b.WriteString(x.Name.String())
+	case *StarExpr:
+		for _, q := range x.Qualifier {
+			b.WriteString(q + ".")
+		}
+		b.WriteString("*")
+	case *Literal:
+		if x.Kind == "string" {
+			b.WriteString(strconv.Quote(x.Value))
+		} else {
+			b.WriteString(x.Value)
+		}
+	case *TypedLiteral:
+		b.WriteString(x.Type + " ")
+		fmtExpr(b, x.Value, ref)
+		if x.Unit != "" {
+			b.WriteString(" " + x.Unit)
+		}
+	case *Keyword:
+		b.WriteString(x.Word)
+	case *Func:
+		b.WriteString(strings.ToUpper(x.Name.String()))
+		b.WriteString("(")
+		if x.Distinct {
+			b.WriteString("DISTINCT ")
+		}
+		if x.Star {
+			b.WriteString("*")
+		}
+		fmtList(b, x.Args, ref)
+		if len(x.Seps) > 0 {
+			b.WriteString(" /" + strings.Join(x.Seps, ",") + "/")
+		}
+		if len(x.OrderBy) > 0 {
+			b.WriteString(" ORDER BY ")
+			fmtOrder(b, x.OrderBy, ref)
+		}
+		b.WriteString(")")
+		if len(x.WithinGroup) > 0 {
+			b.WriteString(" WITHIN GROUP (ORDER BY ")
+			fmtOrder(b, x.WithinGroup, ref)
+			b.WriteString(")")
+		}
+		if x.Filter != nil {
+			b.WriteString(" FILTER (WHERE ")
+			fmtExpr(b, x.Filter, ref)
+			b.WriteString(")")
+		}
+		if x.Over != nil {
+			b.WriteString(" OVER (")
+			fmtWindow(b, x.Over, ref)
+			b.WriteString(")")
+		}
+	case *Binary:
+		b.WriteString("(")
+		fmtExpr(b, x.Left, ref)
+		b.WriteString(" " + x.Op + " ")
+		fmtExpr(b, x.Right, ref)
+		b.WriteString(")")
+	case *Unary:
+		b.WriteString(x.Op + " ")
+		fmtExpr(b, x.Expr, ref)
+	case *Case:
+		b.WriteString("CASE")
+		if x.Operand != nil {
+			b.WriteString(" ")
+			fmtExpr(b, x.Operand, ref)
+		}
+		for _, w := range x.Whens {
+			b.WriteString(" WHEN ")
+			fmtExpr(b, w[0], ref)
+			b.WriteString(" THEN ")
+			fmtExpr(b, w[1], ref)
+		}
+		if x.Else != nil {
+			b.WriteString(" ELSE ")
+			fmtExpr(b, x.Else, ref)
+		}
+		b.WriteString(" END")
+	case *Cast:
+		b.WriteString("CAST(")
+		fmtExpr(b, x.Expr, ref)
+		b.WriteString(" AS " + x.Type + ")")
+	case *Subquery:
+		b.WriteString(x.Kind + "(<subquery>)")
+	case *InExpr:
+		fmtExpr(b, x.Expr, ref)
+		if x.Not {
+			b.WriteString(" NOT")
+		}
+		b.WriteString(" IN (")
+		if x.Query != nil {
+			b.WriteString("<subquery>")
+		} else {
+			fmtList(b, x.List, ref)
+		}
+		b.WriteString(")")
+	case *Between:
+		fmtExpr(b, x.Expr, ref)
+		if x.Not {
+			b.WriteString(" NOT")
+		}
+		b.WriteString(" BETWEEN ")
+		fmtExpr(b, x.Lo, ref)
+		b.WriteString(" AND ")
+		fmtExpr(b, x.Hi, ref)
+	case *Access:
+		fmtExpr(b, x.Expr, ref)
+		switch x.Op {
+		case "[":
+			b.WriteString("[")
+			fmtExpr(b, x.Index, ref)
+			b.WriteString("]")
+		default:
+			b.WriteString(x.Op + x.Field)
+		}
+	case *List:
+		b.WriteString(x.Kind + "(")
+		for i, it := range x.Items {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			if i < len(x.Names) {
+				b.WriteString(x.Names[i] + ": ")
+			}
+			fmtExpr(b, it, ref)
+		}
+		b.WriteString(")")
+	case *Lambda:
+		b.WriteString("(" + strings.Join(x.Params, ", ") + ") -> ")
+		fmtExpr(b, x.Body, ref)
+	case *Named:
+		b.WriteString(x.Name + " => ")
+		fmtExpr(b, x.Value, ref)
+	}
+}
+
+func fmtWindow(b *strings.Builder, w *WindowSpec, ref func(*ColumnRef) (string, bool)) {
+	if w.Name != "" {
+		b.WriteString(w.Name + " ")
+	}
+	if len(w.PartitionBy) > 0 {
+		b.WriteString("PARTITION BY ")
+		fmtList(b, w.PartitionBy, ref)
+		b.WriteString(" ")
+	}
+	if len(w.OrderBy) > 0 {
+		b.WriteString("ORDER BY ")
+		fmtOrder(b, w.OrderBy, ref)
+		b.WriteString(" ")
+	}
+	b.WriteString(w.Frame)
+}

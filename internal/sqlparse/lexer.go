@@ -1,0 +1,373 @@
+package sqlparse
+
+import (
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// TokenKind classifies a token.
+type TokenKind int
+
+// Token kinds.
+const (
+	EOF TokenKind = iota
+	Ident
+	QuotedIdent
+	String
+	Number
+	Op
+	Param
+)
+
+func (k TokenKind) String() string {
+	switch k {
+	case EOF:
+		return "end of input"
+	case Ident:
+		return "identifier"
+	case QuotedIdent:
+		return "quoted identifier"
+	case String:
+		return "string"
+	case Number:
+		return "number"
+	case Op:
+		return "operator"
+	case Param:
+		return "parameter"
+	}
+	return "token"
+}
+
+// Pos is a 1-based line and column.
+type Pos struct {
+	Line int `json:"line"`
+	Col  int `json:"col"`
+}
+
+func (p Pos) String() string { return fmt.Sprintf("%d:%d", p.Line, p.Col) }
+
+// Token is one lexeme. Text holds the identifier (unfolded, unquoted),
+// the string's value, the number or the operator.
+type Token struct {
+	Kind TokenKind
+	Text string
+	Pos  Pos
+	// Upper is the upper-cased text of an unquoted identifier, used for
+	// keyword comparison without allocating at every check.
+	Upper string
+}
+
+// Error is a syntax error with its position.
+type Error struct {
+	Pos Pos
+	Msg string
+}
+
+func (e *Error) Error() string { return fmt.Sprintf("line %d, column %d: %s", e.Pos.Line, e.Pos.Col, e.Msg) }
+
+// Lex splits src into tokens for the dialect. Comments and whitespace are
+// dropped. It never panics; malformed input yields an *Error.
+func Lex(d Dialect, src string) ([]Token, error) {
+	lx := lexer{d: d, src: src, line: 1, lineStart: 0}
+	toks := make([]Token, 0, len(src)/4+1)
+	for {
+		t, err := lx.next()
+		if err != nil {
+			return toks, err
+		}
+		toks = append(toks, t)
+		if t.Kind == EOF {
+			return toks, nil
+		}
+	}
+}
+
+type lexer struct {
+	d         Dialect
+	src       string
+	i         int
+	line      int
+	lineStart int
+}
+
+func (lx *lexer) pos(i int) Pos {
+	return Pos{Line: lx.line, Col: utf8.RuneCountInString(lx.src[lx.lineStart:i]) + 1}
+}
+
+// advanceLines keeps line bookkeeping right across multi-line lexemes.
+func (lx *lexer) advanceLines(from, to int) {
+	for j := from; j < to; j++ {
+		if lx.src[j] == '\n' {
+			lx.line++
+			lx.lineStart = j + 1
+		}
+	}
+}
+
+func (lx *lexer) errf(i int, format string, a ...any) error {
+	return &Error{Pos: lx.pos(i), Msg: fmt.Sprintf(format, a...)}
+}
+
+func isIdentStart(r rune) bool {
+	return r == '_' || unicode.IsLetter(r)
+}
+
+func isIdentPart(r rune) bool {
+	return r == '_' || r == '$' || unicode.IsLetter(r) || unicode.IsDigit(r)
+}
+
+var multiOps = []string{"::", "||", "<=", ">=", "<>", "!=", "=>", "->>", "->", "==", "<<", ">>", "**", "//", "!~*", "!~", "~*", "@>", "<@", "&&", ":="}
+
+func (lx *lexer) next() (Token, error) {
+	src := lx.src
+	for lx.i < len(src) {
+		c := src[lx.i]
+		switch {
+		case c == '\n':
+			lx.i++
+			lx.line++
+			lx.lineStart = lx.i
+		case c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v':
+			lx.i++
+		case c == '-' && lx.i+1 < len(src) && src[lx.i+1] == '-', c == '#' && lx.d.HashComment, c == '/' && lx.i+1 < len(src) && src[lx.i+1] == '/' && lx.d.HashComment:
+			for lx.i < len(src) && src[lx.i] != '\n' {
+				lx.i++
+			}
+		case c == '/' && lx.i+1 < len(src) && src[lx.i+1] == '*':
+			start := lx.i
+			// Nested block comments are legal in Postgres and DuckDB.
+			depth := 0
+			j := lx.i
+			for j < len(src) {
+				if src[j] == '/' && j+1 < len(src) && src[j+1] == '*' {
+					depth++
+					j += 2
+					continue
+				}
+				if src[j] == '*' && j+1 < len(src) && src[j+1] == '/' {
+					depth--
+					j += 2
+					if depth == 0 {
+						break
+					}
+					continue
+				}
+				j++
+			}
+			if depth != 0 {
+				return Token{}, lx.errf(start, "unterminated block comment")
+			}
+			lx.advanceLines(lx.i, j)
+			lx.i = j
+		case c >= 0x80:
+			r, size := utf8.DecodeRuneInString(src[lx.i:])
+			if unicode.IsSpace(r) {
+				lx.i += size
+				continue
+			}
+			if isIdentStart(r) {
+				return lx.ident(), nil
+			}
+			return Token{}, lx.errf(lx.i, "unexpected character %q", r)
+		default:
+			return lx.token()
+		}
+	}
+	return Token{Kind: EOF, Pos: lx.pos(lx.i)}, nil
+}
+
+func (lx *lexer) ident() Token {
+	start := lx.i
+	for lx.i < len(lx.src) {
+		r, size := utf8.DecodeRuneInString(lx.src[lx.i:])
+		if !isIdentPart(r) {
+			break
+		}
+		lx.i += size
+	}
+	text := lx.src[start:lx.i]
+	return Token{Kind: Ident, Text: text, Upper: strings.ToUpper(text), Pos: lx.pos(start)}
+}
+
+func (lx *lexer) token() (Token, error) {
+	src := lx.src
+	start := lx.i
+	c := src[start]
+	switch {
+	case c == '\'':
+		return lx.quoted(start, '\'', String)
+	case c == '"':
+		return lx.quoted(start, '"', QuotedIdent)
+	case c == '`' && lx.d.Backtick:
+		return lx.quoted(start, '`', QuotedIdent)
+	case c == '`':
+		return lx.quoted(start, '`', QuotedIdent)
+	case (c == 'E' || c == 'e' || c == 'N' || c == 'n' || c == 'B' || c == 'b' || c == 'X' || c == 'x' || c == 'R' || c == 'r') && start+1 < len(src) && src[start+1] == '\'':
+		// Prefixed string literal: E'..', N'..', B'..', X'..', r'..'.
+		lx.i++
+		t, err := lx.quoted(start+1, '\'', String)
+		t.Pos = lx.pos(start)
+		return t, err
+	case c == '$' && lx.d.DollarQuote:
+		if t, ok, err := lx.dollar(start); ok || err != nil {
+			return t, err
+		}
+		if start+1 < len(src) && src[start+1] >= '0' && src[start+1] <= '9' {
+			lx.i++
+			for lx.i < len(src) && src[lx.i] >= '0' && src[lx.i] <= '9' {
+				lx.i++
+			}
+			return Token{Kind: Param, Text: src[start:lx.i], Pos: lx.pos(start)}, nil
+		}
+	case c >= '0' && c <= '9' || c == '.' && start+1 < len(src) && src[start+1] >= '0' && src[start+1] <= '9':
+		return lx.number(start), nil
+	case c < 0x80 && isIdentStart(rune(c)):
+		return lx.ident(), nil
+	case c == '?':
+		lx.i++
+		return Token{Kind: Param, Text: "?", Pos: lx.pos(start)}, nil
+	case c == '@' && start+1 < len(src) && (isIdentStart(rune(src[start+1])) || src[start+1] == '@'):
+		lx.i++
+		for lx.i < len(src) && (src[lx.i] == '@' || src[lx.i] < 0x80 && isIdentPart(rune(src[lx.i]))) {
+			lx.i++
+		}
+		return Token{Kind: Param, Text: src[start:lx.i], Pos: lx.pos(start)}, nil
+	}
+	for _, op := range multiOps {
+		if strings.HasPrefix(src[start:], op) {
+			lx.i += len(op)
+			return Token{Kind: Op, Text: op, Pos: lx.pos(start)}, nil
+		}
+	}
+	if strings.IndexByte("(),.;+-*/%=<>[]{}|&^~!:@$", c) >= 0 {
+		lx.i++
+		return Token{Kind: Op, Text: src[start : start+1], Pos: lx.pos(start)}, nil
+	}
+	return Token{}, lx.errf(start, "unexpected character %q", rune(c))
+}
+
+func (lx *lexer) quoted(start int, q byte, kind TokenKind) (Token, error) {
+	src := lx.src
+	// BigQuery allows triple-quoted strings.
+	if kind == String && strings.HasPrefix(src[start:], "'''") || q == '"' && lx.d.DoubleQuotedStrings && strings.HasPrefix(src[start:], `"""`) {
+		delim := src[start : start+3]
+		end := strings.Index(src[start+3:], delim)
+		if end < 0 {
+			return Token{}, lx.errf(start, "unterminated string")
+		}
+		text := src[start+3 : start+3+end]
+		p := lx.pos(start)
+		lx.advanceLines(start, start+6+end)
+		lx.i = start + 6 + end
+		return Token{Kind: String, Text: text, Pos: p}, nil
+	}
+	var b strings.Builder
+	j := start + 1
+	simple := true
+	for j < len(src) {
+		ch := src[j]
+		if ch == '\\' && lx.d.BackslashEscape && q != '`' && j+1 < len(src) {
+			if simple {
+				b.WriteString(src[start+1 : j])
+				simple = false
+			}
+			b.WriteByte(src[j+1])
+			j += 2
+			continue
+		}
+		if ch == q {
+			if j+1 < len(src) && src[j+1] == q {
+				if simple {
+					b.WriteString(src[start+1 : j])
+					simple = false
+				}
+				b.WriteByte(q)
+				j += 2
+				continue
+			}
+			var text string
+			if simple {
+				text = src[start+1 : j]
+			} else {
+				text = b.String()
+			}
+			p := lx.pos(start)
+			lx.advanceLines(start, j)
+			lx.i = j + 1
+			return Token{Kind: kind, Text: text, Pos: p}, nil
+		}
+		if !simple {
+			b.WriteByte(ch)
+		}
+		j++
+	}
+	if kind == String {
+		return Token{}, lx.errf(start, "unterminated string literal")
+	}
+	return Token{}, lx.errf(start, "unterminated quoted identifier")
+}
+
+func (lx *lexer) dollar(start int) (Token, bool, error) {
+	src := lx.src
+	j := start + 1
+	for j < len(src) && src[j] != '$' && src[j] < 0x80 && isIdentPart(rune(src[j])) && src[j] != '$' {
+		j++
+	}
+	if j >= len(src) || src[j] != '$' {
+		return Token{}, false, nil
+	}
+	if j > start+1 && src[start+1] >= '0' && src[start+1] <= '9' {
+		return Token{}, false, nil
+	}
+	delim := src[start : j+1]
+	end := strings.Index(src[j+1:], delim)
+	if end < 0 {
+		return Token{}, true, lx.errf(start, "unterminated dollar-quoted string")
+	}
+	text := src[j+1 : j+1+end]
+	p := lx.pos(start)
+	stop := j + 1 + end + len(delim)
+	lx.advanceLines(start, stop)
+	lx.i = stop
+	return Token{Kind: String, Text: text, Pos: p}, true, nil
+}
+
+func (lx *lexer) number(start int) Token {
+	src := lx.src
+	j := start
+	if strings.HasPrefix(src[j:], "0x") || strings.HasPrefix(src[j:], "0X") {
+		j += 2
+		for j < len(src) && strings.IndexByte("0123456789abcdefABCDEF_", src[j]) >= 0 {
+			j++
+		}
+	} else {
+		for j < len(src) && (src[j] >= '0' && src[j] <= '9' || src[j] == '_') {
+			j++
+		}
+		// A '.' followed by a non-digit identifier char is a qualifier
+		// (e.g. 1.foo is unusual), but 1. and 1.5 are numbers.
+		if j < len(src) && src[j] == '.' && !(j+1 < len(src) && src[j+1] == '.') {
+			j++
+			for j < len(src) && src[j] >= '0' && src[j] <= '9' {
+				j++
+			}
+		}
+		if j < len(src) && (src[j] == 'e' || src[j] == 'E') {
+			k := j + 1
+			if k < len(src) && (src[k] == '+' || src[k] == '-') {
+				k++
+			}
+			if k < len(src) && src[k] >= '0' && src[k] <= '9' {
+				j = k
+				for j < len(src) && src[j] >= '0' && src[j] <= '9' {
+					j++
+				}
+			}
+		}
+	}
+	lx.i = j
+	return Token{Kind: Number, Text: src[start:j], Pos: lx.pos(start)}
+}

@@ -1,0 +1,317 @@
+package static
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"unicode"
+)
+
+// UnknownGrain is the grain of an entity without a declared or tested key.
+const UnknownGrain = "unknown grain: don't assume one row per anything"
+
+// grain describes what one row of the entity is.
+func (p *Project) grain(e *entity) string {
+	pk := p.graph().keys[e.id].pk
+	if pk == nil {
+		return UnknownGrain
+	}
+	s := "one row per " + strings.Join(pk.Columns, ", ") + " (" + pk.Basis
+	if pk.Note != "" {
+		s += "; " + pk.Note
+	}
+	return s + ")"
+}
+
+// FindDataInput is a data question in words.
+type FindDataInput struct {
+	Query string `json:"query" jsonschema:"what you are looking for, in words (e.g. 'customer lifetime value'); matched against names and descriptions"`
+	Limit int    `json:"limit,omitempty" jsonschema:"maximum tables (default 10, max 50)"`
+}
+
+// FoundColumn is a column that matched the query.
+type FoundColumn struct {
+	Name        string `json:"name"`
+	Type        string `json:"type,omitempty"`
+	Description string `json:"description,omitempty"`
+}
+
+// FoundTable is a table that matched, with its grain.
+type FoundTable struct {
+	Name         string        `json:"name"`
+	UniqueID     string        `json:"unique_id"`
+	ResourceType string        `json:"resource_type"`
+	Description  string        `json:"description,omitempty"`
+	Grain        string        `json:"grain"`
+	Score        int           `json:"score"`
+	TermsMatched int           `json:"terms_matched"`
+	Columns      []FoundColumn `json:"columns,omitempty"`
+}
+
+// FindDataResult lists tables by relevance.
+type FindDataResult struct {
+	Tables []FoundTable `json:"tables"`
+	Total  int          `json:"total"`
+	Hint   string       `json:"hint"`
+}
+
+// FindData finds tables and columns by meaning: a name match counts 3, a
+// description match 1, and table-level matches count double.
+func FindData(ctx context.Context, p *Project, in FindDataInput) (*FindDataResult, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	var terms []string
+	for _, t := range words(in.Query) {
+		if !stopWords[t] {
+			terms = append(terms, singular(t))
+		}
+	}
+	if len(terms) == 0 {
+		return nil, fmt.Errorf("find_data needs a query: describe the data you want in a few words")
+	}
+	limit := clampLimit(in.Limit, 10, 50)
+	ti := p.text()
+	var found []FoundTable
+	for i, e := range p.entities {
+		et := &ti.entities[i]
+		score := 0
+		matched := make([]bool, len(terms))
+		for k, t := range terms {
+			if prefixAny(et.name, t) {
+				score += 6
+				matched[k] = true
+			}
+			if prefixAny(et.desc, t) {
+				score += 2
+				matched[k] = true
+			}
+		}
+		var cols []FoundColumn
+		for ci, c := range e.cols {
+			ct := &et.cols[ci]
+			cs := 0
+			for k, t := range terms {
+				if prefixAny(ct.name, t) {
+					cs += 3
+					matched[k] = true
+				}
+				if prefixAny(ct.desc, t) {
+					cs++
+					matched[k] = true
+				}
+			}
+			if cs > 0 {
+				score += cs
+				cols = append(cols, FoundColumn{Name: c.Name, Type: c.Type, Description: clip(e.descs[strings.ToLower(c.Name)], 160)})
+			}
+		}
+		if score == 0 {
+			continue
+		}
+		n := 0
+		for _, m := range matched {
+			if m {
+				n++
+			}
+		}
+		if len(cols) > 8 {
+			cols = cols[:8]
+		}
+		found = append(found, FoundTable{Name: e.name, UniqueID: e.id, ResourceType: e.kind, Description: clip(e.node.Description, 200),
+			Score: score, TermsMatched: n, Columns: cols})
+	}
+	sort.SliceStable(found, func(i, j int) bool {
+		a, b := found[i], found[j]
+		if a.TermsMatched != b.TermsMatched {
+			return a.TermsMatched > b.TermsMatched
+		}
+		if a.Score != b.Score {
+			return a.Score > b.Score
+		}
+		if kindRank(a.ResourceType) != kindRank(b.ResourceType) {
+			return kindRank(a.ResourceType) < kindRank(b.ResourceType)
+		}
+		return a.Name < b.Name
+	})
+	res := &FindDataResult{Total: len(found), Tables: []FoundTable{},
+		Hint: "describe_entity explains a table (grain, columns, joins); plan_query builds the joins between tables"}
+	if len(found) > limit {
+		found = found[:limit]
+	}
+	for i := range found {
+		found[i].Grain = p.grain(p.byID[found[i].UniqueID])
+	}
+	res.Tables = append(res.Tables, found...)
+	return res, nil
+}
+
+var stopWords = map[string]bool{"the": true, "a": true, "an": true, "of": true, "per": true, "by": true, "for": true, "and": true, "or": true, "in": true, "to": true, "with": true, "what": true, "is": true, "are": true, "how": true, "many": true, "much": true, "each": true, "all": true}
+
+type textEntity struct {
+	name, desc []string
+	cols       []textCol
+}
+
+type textCol struct{ name, desc []string }
+
+type textIndex struct{ entities []textEntity }
+
+func (p *Project) text() *textIndex {
+	p.textOnce.Do(func() {
+		ti := &textIndex{entities: make([]textEntity, len(p.entities))}
+		for i, e := range p.entities {
+			te := textEntity{name: words(e.name), desc: words(e.node.Description), cols: make([]textCol, len(e.cols))}
+			for ci, c := range e.cols {
+				te.cols[ci] = textCol{name: words(c.Name), desc: words(e.descs[strings.ToLower(c.Name)])}
+			}
+			ti.entities[i] = te
+		}
+		p.textIdx = ti
+	})
+	return p.textIdx
+}
+
+// words splits s into lower-case alphanumeric words.
+func words(s string) []string {
+	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+}
+
+func prefixAny(ws []string, t string) bool {
+	for _, w := range ws {
+		if strings.HasPrefix(w, t) {
+			return true
+		}
+	}
+	return false
+}
+
+func clip(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n]) + "…"
+}
+
+// DescribeEntityInput names the table to explain.
+type DescribeEntityInput struct {
+	Name  string `json:"name" jsonschema:"model, seed, snapshot or source name (or unique id)"`
+	Infer bool   `json:"infer,omitempty" jsonschema:"also show keys and joins guessed from column naming"`
+}
+
+// DescribedColumn is a typed column with key and null flags.
+type DescribedColumn struct {
+	Name        string `json:"name"`
+	Type        string `json:"type,omitempty"`
+	Description string `json:"description,omitempty"`
+	PrimaryKey  bool   `json:"primary_key,omitempty"`
+	// References is "entity.column" when the column is a foreign key.
+	References []string `json:"references,omitempty"`
+	NotNull    bool     `json:"not_null,omitempty"`
+	Unique     bool     `json:"unique,omitempty"`
+	Tests      []string `json:"tests,omitempty"`
+}
+
+// JoinInfo is a join to or from the described entity.
+type JoinInfo struct {
+	Entity string `json:"entity"`
+	On     string `json:"on"`
+	// Cardinality is from the described entity to the other one:
+	// many_to_one, one_to_many, one_to_one or unknown.
+	Cardinality string     `json:"cardinality"`
+	Basis       string     `json:"basis"`
+	Evidence    []Evidence `json:"evidence"`
+}
+
+// DescribeEntityResult explains a table.
+type DescribeEntityResult struct {
+	Name         string            `json:"name"`
+	UniqueID     string            `json:"unique_id"`
+	ResourceType string            `json:"resource_type"`
+	Relation     string            `json:"relation,omitempty"`
+	Materialized string            `json:"materialized,omitempty"`
+	Description  string            `json:"description,omitempty"`
+	Grain        string            `json:"grain"`
+	PrimaryKey   *Key              `json:"primary_key,omitempty"`
+	UniqueKeys   []Key             `json:"unique_keys,omitempty"`
+	Columns      []DescribedColumn `json:"columns"`
+	References   []JoinInfo        `json:"references"`
+	ReferencedBy []JoinInfo        `json:"referenced_by"`
+	StarterQuery string            `json:"starter_query"`
+	Notes        []string          `json:"notes,omitempty"`
+}
+
+// DescribeEntity explains a table: grain, typed columns with key and
+// not-null flags, joins in and out with cardinality and evidence, and a
+// starter query.
+func DescribeEntity(ctx context.Context, p *Project, in DescribeEntityInput) (*DescribeEntityResult, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	e, err := p.resolve(in.Name)
+	if err != nil {
+		return nil, err
+	}
+	g := p.graph()
+	ks := g.keys[e.id]
+	res := &DescribeEntityResult{Name: e.name, UniqueID: e.id, ResourceType: e.kind, Relation: e.node.RelationName,
+		Materialized: e.node.Materialized(), Description: e.node.Description, Grain: p.grain(e),
+		PrimaryKey: g.primaryKey(e.id, in.Infer), Columns: []DescribedColumn{}, References: []JoinInfo{}, ReferencedBy: []JoinInfo{}}
+	if ks.pk == nil && in.Infer && ks.inferredPK != nil {
+		res.Notes = append(res.Notes, "the primary key is guessed from naming ("+strings.Join(ks.inferredPK.Columns, ", ")+"); verify it before relying on one row per key")
+	}
+	for _, u := range ks.uniques {
+		res.UniqueKeys = append(res.UniqueKeys, *u)
+	}
+	refs := map[string][]string{}
+	for _, r := range g.relationships(in.Infer) {
+		on := joinOn(r)
+		if r.FromID == e.id {
+			res.References = append(res.References, JoinInfo{Entity: r.To, On: on, Cardinality: r.Cardinality, Basis: r.Basis, Evidence: r.Evidence})
+			for i, c := range r.FromColumns {
+				refs[strings.ToLower(c)] = append(refs[strings.ToLower(c)], r.To+"."+r.ToColumns[i])
+			}
+		}
+		if r.ToID == e.id && r.FromID != e.id {
+			res.ReferencedBy = append(res.ReferencedBy, JoinInfo{Entity: r.From, On: on, Cardinality: invertCardinality(r.Cardinality), Basis: r.Basis, Evidence: r.Evidence})
+		}
+	}
+	for _, c := range e.cols {
+		lc := strings.ToLower(c.Name)
+		dc := DescribedColumn{Name: c.Name, Type: c.Type, Description: e.descs[lc], References: refs[lc],
+			PrimaryKey: res.PrimaryKey != nil && containsFold(res.PrimaryKey.Columns, c.Name),
+			NotNull:    g.notNull(e.id, []string{c.Name}),
+			Unique:     g.isKeyExactly(e.id, c.Name)}
+		for name := range g.tests[colKey{e.id, lc}] {
+			dc.Tests = append(dc.Tests, name)
+		}
+		sort.Strings(dc.Tests)
+		res.Columns = append(res.Columns, dc)
+	}
+	if len(e.cols) == 0 {
+		res.Notes = append(res.Notes, "no columns are known: run `dbt docs generate` to produce catalog.json, or document the columns in YAML")
+	}
+	res.StarterQuery = "select *\nfrom " + e.refExpr() + "\nlimit 10"
+	return res, nil
+}
+
+func joinOn(r *Relationship) string {
+	parts := make([]string, len(r.FromColumns))
+	for i := range r.FromColumns {
+		parts[i] = r.From + "." + r.FromColumns[i] + " = " + r.To + "." + r.ToColumns[i]
+	}
+	return strings.Join(parts, " and ")
+}
+
+func invertCardinality(c string) string {
+	if c == ManyToOne {
+		return "one_to_many"
+	}
+	return c
+}

@@ -1,0 +1,276 @@
+package static
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"time"
+
+	"github.com/ripple-data/ripple/internal/dbt"
+)
+
+// SummaryInput takes no parameters; it exists so every operation has a typed input.
+type SummaryInput struct{}
+
+// ArtifactInfo describes one artifact file.
+type ArtifactInfo struct {
+	Path    string `json:"path"`
+	Present bool   `json:"present"`
+	// GeneratedAt is metadata.generated_at as dbt wrote it.
+	GeneratedAt string `json:"generated_at,omitempty"`
+	// ModifiedAt is the file's modification time (RFC 3339).
+	ModifiedAt string `json:"modified_at,omitempty"`
+	// AgeSeconds is how long ago the file was modified.
+	AgeSeconds int64 `json:"age_seconds,omitempty"`
+}
+
+// LineageCoverage says how much of the project has column lineage.
+type LineageCoverage struct {
+	Available bool `json:"available"`
+	// Models is the number of enabled models; Analyzed those with column lineage.
+	Models   int     `json:"models"`
+	Analyzed int     `json:"analyzed"`
+	Percent  float64 `json:"percent"`
+	Opaque   int     `json:"opaque"`
+}
+
+// SummaryResult describes the project and its artifacts.
+type SummaryResult struct {
+	ProjectName    string                  `json:"project_name"`
+	DbtVersion     string                  `json:"dbt_version"`
+	AdapterType    string                  `json:"adapter_type"`
+	ManifestSchema int                     `json:"manifest_schema_version"`
+	Artifacts      map[string]ArtifactInfo `json:"artifacts"`
+	CatalogPresent bool                    `json:"catalog_present"`
+	// Counts is the number of enabled entries per resource type.
+	Counts       map[string]int  `json:"counts"`
+	PythonModels int             `json:"python_models"`
+	Disabled     int             `json:"disabled"`
+	Lineage      LineageCoverage `json:"lineage"`
+	// UsesState is true when any model or source configures dbt freshness
+	// (build_after, warn_after/error_after) for state-aware orchestration.
+	UsesState         bool `json:"uses_state"`
+	StatePolicyModels int  `json:"state_policy_models"`
+}
+
+// Summary returns versions, artifact ages, counts, lineage coverage and
+// whether the project uses dbt State freshness configs.
+func Summary(ctx context.Context, p *Project, _ SummaryInput) (*SummaryResult, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	m := p.env.Manifest
+	res := &SummaryResult{
+		ProjectName:    m.Metadata.ProjectName,
+		DbtVersion:     m.Metadata.DbtVersion,
+		AdapterType:    m.Metadata.AdapterType,
+		ManifestSchema: m.SchemaVersion,
+		CatalogPresent: p.env.Catalog != nil,
+		Counts:         map[string]int{},
+		Artifacts:      map[string]ArtifactInfo{},
+	}
+	now := p.now()
+	files := []struct {
+		name string
+		meta *dbt.Metadata
+	}{{dbt.ManifestFile, &m.Metadata}, {dbt.CatalogFile, nil}, {dbt.RunResultsFile, nil}}
+	if p.env.Catalog != nil {
+		files[1].meta = &p.env.Catalog.Metadata
+	}
+	if p.env.RunResults != nil {
+		files[2].meta = &p.env.RunResults.Metadata
+	}
+	for _, f := range files {
+		path := filepath.Join(p.env.Dir, f.name)
+		info := ArtifactInfo{Path: path}
+		if f.meta != nil {
+			info.GeneratedAt = f.meta.GeneratedAt
+		}
+		st, err := os.Stat(path)
+		switch {
+		case err == nil:
+			info.Present = true
+			info.ModifiedAt = st.ModTime().UTC().Format(time.RFC3339)
+			info.AgeSeconds = int64(now.Sub(st.ModTime()).Seconds())
+		case errors.Is(err, fs.ErrNotExist):
+			info.Present = f.meta != nil
+		default:
+			return nil, fmt.Errorf("reading %s: %w", path, err)
+		}
+		res.Artifacts[f.name] = info
+	}
+	models := 0
+	for _, n := range m.AllNodes() {
+		res.Counts[n.ResourceType]++
+		if n.ResourceType == dbt.Model {
+			models++
+			if n.Language == "python" {
+				res.PythonModels++
+			}
+		}
+	}
+	for _, list := range m.Disabled {
+		res.Disabled += len(list)
+	}
+	res.Lineage.Models = models
+	if p.lin != nil {
+		res.Lineage.Available = true
+		for _, n := range m.AllNodes() {
+			if n.ResourceType != dbt.Model {
+				continue
+			}
+			if _, ok := p.lin.ModelColumns(n.UniqueID); ok {
+				res.Lineage.Analyzed++
+			}
+		}
+		res.Lineage.Opaque = len(p.lin.Opaque())
+		if models > 0 {
+			res.Lineage.Percent = float64(int(1000*float64(res.Lineage.Analyzed)/float64(models))) / 10
+		}
+	}
+	for _, e := range p.entities {
+		if _, ok := statePolicy(e); ok {
+			res.StatePolicyModels++
+		}
+	}
+	res.UsesState = res.StatePolicyModels > 0
+	return res, nil
+}
+
+// StatePoliciesInput filters the policies.
+type StatePoliciesInput struct {
+	Model string `json:"model,omitempty" jsonschema:"only this model or source (name or unique id); empty means all"`
+}
+
+// FreshnessRule is a count and period such as 4 hours.
+type FreshnessRule struct {
+	Count  *int   `json:"count,omitempty"`
+	Period string `json:"period,omitempty"`
+}
+
+// StatePolicy is the freshness config of one model or source.
+type StatePolicy struct {
+	Name         string `json:"name"`
+	UniqueID     string `json:"unique_id"`
+	ResourceType string `json:"resource_type"`
+	// BuildAfter is config.freshness.build_after (models): rebuild no more
+	// often than this, and UpdatesOn says whether any or all upstreams must
+	// have new data.
+	BuildAfter *FreshnessRule `json:"build_after,omitempty"`
+	UpdatesOn  string         `json:"updates_on,omitempty"`
+	// WarnAfter and ErrorAfter are source freshness thresholds.
+	WarnAfter  *FreshnessRule `json:"warn_after,omitempty"`
+	ErrorAfter *FreshnessRule `json:"error_after,omitempty"`
+	Filter     string         `json:"filter,omitempty"`
+	// Other holds further freshness keys (lag_tolerance, require_fresh_data_from...) as written.
+	Other map[string]json.RawMessage `json:"other,omitempty"`
+}
+
+// StatePoliciesResult lists freshness policies where they are configured.
+type StatePoliciesResult struct {
+	Policies []StatePolicy `json:"policies"`
+	Note     string        `json:"note,omitempty"`
+}
+
+// StatePolicies returns the dbt freshness / build_after configs per model
+// and source where they are used.
+func StatePolicies(ctx context.Context, p *Project, in StatePoliciesInput) (*StatePoliciesResult, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	res := &StatePoliciesResult{Policies: []StatePolicy{}}
+	if in.Model != "" {
+		e, err := p.resolve(in.Model)
+		if err != nil {
+			return nil, err
+		}
+		if sp, ok := statePolicy(e); ok {
+			res.Policies = append(res.Policies, sp)
+		} else {
+			res.Note = e.name + " has no freshness config"
+		}
+		return res, nil
+	}
+	for _, e := range p.entities {
+		if sp, ok := statePolicy(e); ok {
+			res.Policies = append(res.Policies, sp)
+		}
+	}
+	sort.Slice(res.Policies, func(i, j int) bool { return res.Policies[i].UniqueID < res.Policies[j].UniqueID })
+	if len(res.Policies) == 0 {
+		res.Note = "no model or source configures freshness (build_after, warn_after or error_after)"
+	}
+	return res, nil
+}
+
+type rawRule struct {
+	Count  *int    `json:"count"`
+	Period *string `json:"period"`
+}
+
+func (r *rawRule) rule() *FreshnessRule {
+	if r == nil || (r.Count == nil && (r.Period == nil || *r.Period == "")) {
+		return nil
+	}
+	out := &FreshnessRule{Count: r.Count}
+	if r.Period != nil {
+		out.Period = *r.Period
+	}
+	return out
+}
+
+// statePolicy decodes config.freshness; ok is false when nothing is set.
+func statePolicy(e *entity) (StatePolicy, bool) {
+	raw := e.node.Config.Freshness
+	if len(raw) == 0 || string(raw) == "null" {
+		return StatePolicy{}, false
+	}
+	var all map[string]json.RawMessage
+	if json.Unmarshal(raw, &all) != nil || len(all) == 0 {
+		return StatePolicy{}, false
+	}
+	sp := StatePolicy{Name: e.name, UniqueID: e.id, ResourceType: e.kind}
+	for k, v := range all {
+		if string(v) == "null" {
+			continue
+		}
+		switch k {
+		case "build_after":
+			var ba struct {
+				rawRule
+				UpdatesOn *string `json:"updates_on"`
+			}
+			if json.Unmarshal(v, &ba) == nil {
+				sp.BuildAfter = ba.rule()
+				if ba.UpdatesOn != nil {
+					sp.UpdatesOn = *ba.UpdatesOn
+				}
+			}
+		case "warn_after", "error_after":
+			var r rawRule
+			if json.Unmarshal(v, &r) == nil {
+				if k == "warn_after" {
+					sp.WarnAfter = r.rule()
+				} else {
+					sp.ErrorAfter = r.rule()
+				}
+			}
+		case "filter":
+			_ = json.Unmarshal(v, &sp.Filter)
+		default:
+			if sp.Other == nil {
+				sp.Other = map[string]json.RawMessage{}
+			}
+			sp.Other[k] = v
+		}
+	}
+	if sp.BuildAfter == nil && sp.WarnAfter == nil && sp.ErrorAfter == nil && len(sp.Other) == 0 {
+		return StatePolicy{}, false
+	}
+	return sp, true
+}

@@ -1,0 +1,394 @@
+// Package postgres is the PostgreSQL warehouse adapter, built on pgx/v5.
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgconn/ctxwatch"
+	"github.com/jackc/pgx/v5/pgtype"
+
+	"github.com/ripple-data/ripple/internal/warehouse"
+)
+
+// Options configure Open. Explicit fields override what DSN says.
+type Options struct {
+	// DSN is a libpq URL or key=value string; may be empty.
+	DSN      string
+	Host     string
+	Port     int
+	User     string
+	Password string
+	Database string
+	// SearchPath sets the schema unqualified names resolve in (dbt's schema).
+	SearchPath string
+	// ReadOnly runs every statement in BEGIN READ ONLY with
+	// default_transaction_read_only on, so the server itself refuses writes.
+	ReadOnly bool
+	// StatementTimeout, when > 0, is sent as statement_timeout so a runaway
+	// query stops in the warehouse even if Ripple dies.
+	StatementTimeout time.Duration
+	// MaxConns bounds concurrent connections (default 4).
+	MaxConns int
+	// ConnectTimeout bounds dialing (default 10s).
+	ConnectTimeout time.Duration
+}
+
+// Conn is a small pool of pgx connections implementing warehouse.Conn.
+// (pgxpool is not used because it would add a module dependency.)
+type Conn struct {
+	cfg      *pgx.ConnConfig
+	opts     Options
+	password string
+	sem      chan struct{}
+
+	mu     sync.Mutex
+	idle   []*pgx.Conn
+	closed bool
+}
+
+var _ warehouse.Conn = (*Conn)(nil)
+
+// Open connects once to validate the settings and returns the pool.
+func Open(ctx context.Context, opts Options) (*Conn, error) {
+	cfg, err := pgx.ParseConfig(opts.DSN)
+	if err != nil {
+		return nil, &warehouse.Error{Class: warehouse.ClassUnclassified, Message: redact("postgres: invalid connection settings: "+err.Error(), opts.Password), Err: errors.New(redact(err.Error(), opts.Password))}
+	}
+	if opts.Host != "" {
+		cfg.Host = opts.Host
+		// Fallbacks from the environment or defaults would otherwise be
+		// tried after the host the profile names.
+		cfg.Fallbacks = nil
+	}
+	if opts.Port != 0 {
+		cfg.Port = uint16(opts.Port)
+	}
+	if opts.User != "" {
+		cfg.User = opts.User
+	}
+	if opts.Password != "" {
+		cfg.Password = opts.Password
+	}
+	if opts.Database != "" {
+		cfg.Database = opts.Database
+	}
+	if opts.ConnectTimeout <= 0 {
+		opts.ConnectTimeout = 10 * time.Second
+	}
+	cfg.ConnectTimeout = opts.ConnectTimeout
+	if opts.MaxConns <= 0 {
+		opts.MaxConns = 4
+	}
+	if cfg.RuntimeParams == nil {
+		cfg.RuntimeParams = map[string]string{}
+	}
+	cfg.RuntimeParams["application_name"] = "ripple"
+	if opts.ReadOnly {
+		cfg.RuntimeParams["default_transaction_read_only"] = "on"
+	}
+	if opts.StatementTimeout > 0 {
+		cfg.RuntimeParams["statement_timeout"] = strconv.FormatInt(opts.StatementTimeout.Milliseconds(), 10)
+	}
+	if opts.SearchPath != "" {
+		cfg.RuntimeParams["search_path"] = opts.SearchPath
+	}
+	// Ripple runs ad-hoc SQL once; caching prepared statements per
+	// connection would only grow memory. Exec mode also rejects multiple
+	// statements in one string, which keeps "...; COMMIT; DROP ..." out.
+	cfg.DefaultQueryExecMode = pgx.QueryExecModeExec
+	// By default pgx only closes the socket on cancel, leaving the query
+	// running on the server; send a real cancel request first.
+	cfg.BuildContextWatcherHandler = func(pc *pgconn.PgConn) ctxwatch.Handler {
+		return &pgconn.CancelRequestContextWatcherHandler{Conn: pc, CancelRequestDelay: 0, DeadlineDelay: time.Second}
+	}
+	c := &Conn{cfg: cfg, opts: opts, password: cfg.Password, sem: make(chan struct{}, opts.MaxConns)}
+	pc, err := c.acquire(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c.release(pc, false)
+	return c, nil
+}
+
+func redact(msg, password string) string {
+	if password == "" {
+		return msg
+	}
+	return strings.ReplaceAll(msg, password, "***")
+}
+
+func (c *Conn) acquire(ctx context.Context) (*pgx.Conn, error) {
+	select {
+	case c.sem <- struct{}{}:
+	case <-ctx.Done():
+		return nil, c.wrapErr(ctx, ctx.Err(), "")
+	}
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		<-c.sem
+		return nil, errors.New("postgres: connection is closed")
+	}
+	for len(c.idle) > 0 {
+		pc := c.idle[len(c.idle)-1]
+		c.idle = c.idle[:len(c.idle)-1]
+		if !pc.IsClosed() {
+			c.mu.Unlock()
+			return pc, nil
+		}
+	}
+	c.mu.Unlock()
+	pc, err := pgx.ConnectConfig(ctx, c.cfg)
+	if err != nil {
+		<-c.sem
+		host := c.cfg.Host
+		msg := fmt.Sprintf("postgres: connecting to %s:%d as %s, database %s: %s; check the host, port, credentials and that the server is running",
+			host, c.cfg.Port, c.cfg.User, c.cfg.Database, redact(err.Error(), c.password))
+		return nil, &warehouse.Error{Class: warehouse.ClassifyMessage(msg), Message: msg, Err: errors.New(redact(err.Error(), c.password))}
+	}
+	return pc, nil
+}
+
+// release returns pc to the pool unless it may be in an unknown state.
+func (c *Conn) release(pc *pgx.Conn, broken bool) {
+	defer func() { <-c.sem }()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if broken || c.closed || pc.IsClosed() || pc.PgConn().TxStatus() != 'I' {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		pc.Close(ctx)
+		return
+	}
+	c.idle = append(c.idle, pc)
+}
+
+// Close implements warehouse.Conn.
+func (c *Conn) Close() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.closed = true
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	var errs []error
+	for _, pc := range c.idle {
+		errs = append(errs, pc.Close(ctx))
+	}
+	c.idle = nil
+	return errors.Join(errs...)
+}
+
+// Dialect implements warehouse.Conn.
+func (c *Conn) Dialect() string { return "postgres" }
+
+func (c *Conn) wrapErr(ctx context.Context, err error, query string) error {
+	var we *warehouse.Error
+	if errors.As(err, &we) {
+		return err
+	}
+	msg := "postgres: " + redact(err.Error(), c.password)
+	var pgErr *pgconn.PgError
+	switch {
+	case ctx.Err() != nil:
+		return &warehouse.Error{Class: warehouse.ClassCanceled, Message: "postgres: query canceled: " + ctx.Err().Error(), SQL: query, Err: errors.Join(ctx.Err(), err)}
+	case errors.As(err, &pgErr) && pgErr.Code == "57014":
+		return &warehouse.Error{Class: warehouse.ClassCanceled, Message: msg + " (statement_timeout is " + c.cfg.RuntimeParams["statement_timeout"] + " ms)", SQL: query, Err: err}
+	}
+	return &warehouse.Error{Class: warehouse.Classify(err), Message: msg, SQL: query, Err: err}
+}
+
+type querier interface {
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}
+
+// run executes fn with a pooled connection, inside BEGIN READ ONLY when the
+// Conn is read-only; the transaction is always rolled back (nothing to keep).
+func (c *Conn) run(ctx context.Context, query string, fn func(q querier) error) error {
+	pc, err := c.acquire(ctx)
+	if err != nil {
+		return err
+	}
+	broken := false
+	defer func() { c.release(pc, broken) }()
+	if !c.opts.ReadOnly {
+		if err := fn(pc); err != nil {
+			broken = ctx.Err() != nil
+			return c.wrapErr(ctx, err, query)
+		}
+		return nil
+	}
+	tx, err := pc.BeginTx(ctx, pgx.TxOptions{AccessMode: pgx.ReadOnly})
+	if err != nil {
+		broken = true
+		return c.wrapErr(ctx, err, query)
+	}
+	ferr := fn(tx)
+	rctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := tx.Rollback(rctx); err != nil || ctx.Err() != nil {
+		broken = true
+	}
+	if ferr != nil {
+		return c.wrapErr(ctx, ferr, query)
+	}
+	return nil
+}
+
+// Query implements warehouse.Conn.
+func (c *Conn) Query(ctx context.Context, query string, opts warehouse.QueryOptions) (*warehouse.Result, error) {
+	var res *warehouse.Result
+	err := c.run(ctx, query, func(q querier) error {
+		rows, err := q.Query(ctx, query)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		fds := rows.FieldDescriptions()
+		tm := rows.Conn().TypeMap()
+		cols := make([]warehouse.Column, len(fds))
+		kinds := make([]warehouse.Kind, len(fds))
+		for i, fd := range fds {
+			typ := "oid:" + strconv.FormatUint(uint64(fd.DataTypeOID), 10)
+			if t, ok := tm.TypeForOID(fd.DataTypeOID); ok {
+				typ = t.Name
+			}
+			cols[i] = warehouse.Column{Name: fd.Name, Type: typ}
+			kinds[i] = warehouse.KindOf(typ)
+		}
+		res, err = warehouse.Collect(cols, opts, func() ([]any, bool, error) {
+			if !rows.Next() {
+				return nil, false, rows.Err()
+			}
+			vals, err := rows.Values()
+			if err != nil {
+				return nil, false, err
+			}
+			for i, v := range vals {
+				vals[i] = warehouse.Normalize(fromDriver(v), kinds[i])
+			}
+			return vals, true, nil
+		})
+		if err != nil {
+			return err
+		}
+		// Closing early (at the cap) must still surface a server error.
+		rows.Close()
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// fromDriver converts pgtype values into ones warehouse.Normalize knows.
+func fromDriver(v any) any {
+	switch x := v.(type) {
+	case pgtype.Numeric:
+		switch {
+		case !x.Valid:
+			return nil
+		case x.NaN:
+			return "NaN"
+		case x.InfinityModifier == pgtype.Infinity:
+			return "Infinity"
+		case x.InfinityModifier == pgtype.NegativeInfinity:
+			return "-Infinity"
+		}
+		return warehouse.Decimal{Unscaled: x.Int, Scale: -int(x.Exp)}
+	case pgtype.Time:
+		if !x.Valid {
+			return nil
+		}
+		d := time.Duration(x.Microseconds) * time.Microsecond
+		return time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC).Add(d)
+	case pgtype.Interval:
+		if !x.Valid {
+			return nil
+		}
+		return fmt.Sprintf("%d months %d days %d microseconds", x.Months, x.Days, x.Microseconds)
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = fromDriver(e)
+		}
+		return out
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = fromDriver(e)
+		}
+		return out
+	}
+	return v
+}
+
+// Columns implements warehouse.Conn, from information_schema in ordinal order.
+func (c *Conn) Columns(ctx context.Context, rel warehouse.Relation) ([]warehouse.Column, error) {
+	const q = `SELECT column_name,
+  CASE WHEN data_type IN ('USER-DEFINED', 'ARRAY') THEN udt_name ELSE data_type END
+FROM information_schema.columns
+WHERE table_catalog = coalesce(NULLIF($1, ''), current_database())
+  AND table_schema = coalesce(NULLIF($2, ''), current_schema())
+  AND table_name = $3
+ORDER BY ordinal_position`
+	var cols []warehouse.Column
+	var exists bool
+	var db string
+	err := c.run(ctx, q, func(qr querier) error {
+		rows, err := qr.Query(ctx, q, rel.Database, rel.Schema, rel.Name)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			var col warehouse.Column
+			if err := rows.Scan(&col.Name, &col.Type); err != nil {
+				rows.Close()
+				return err
+			}
+			cols = append(cols, col)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil || len(cols) > 0 {
+			return err
+		}
+		// information_schema hides relations the user has no privilege on;
+		// to_regclass does not, which tells a missing grant from a missing table.
+		return qr.QueryRow(ctx, `SELECT current_database(),
+  to_regclass(format('%I.%I', coalesce(NULLIF($1, ''), current_schema()), $2::text)) IS NOT NULL`,
+			rel.Schema, rel.Name).Scan(&db, &exists)
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(cols) > 0 {
+		return cols, nil
+	}
+	name := strings.Join(nonEmpty(rel.Database, rel.Schema, rel.Name), ".")
+	switch {
+	case rel.Database != "" && rel.Database != db:
+		return nil, &warehouse.Error{Class: warehouse.ClassTableNotFound, Message: fmt.Sprintf("postgres: relation %s is in database %s but this connection is to database %s; Postgres cannot read across databases, point the profile at %s", name, rel.Database, db, rel.Database)}
+	case exists && (rel.Database == "" || rel.Database == db):
+		return nil, &warehouse.Error{Class: warehouse.ClassPermissionDenied, Message: fmt.Sprintf("postgres: relation %s exists but user %s has no privilege on it", name, c.cfg.User)}
+	}
+	return nil, &warehouse.Error{Class: warehouse.ClassTableNotFound, Message: fmt.Sprintf("postgres: relation %s does not exist in database %s", name, db)}
+}
+
+func nonEmpty(parts ...string) []string {
+	var out []string
+	for _, p := range parts {
+		if p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}

@@ -1,0 +1,192 @@
+package warehouse
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"math"
+	"math/big"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// Kind is a warehouse-independent type family, so callers (and the shared
+// adapter tests) can reason about columns without knowing every engine's
+// spelling of "integer".
+type Kind string
+
+const (
+	KindInteger     Kind = "integer"
+	KindFloat       Kind = "float"
+	KindDecimal     Kind = "decimal"
+	KindString      Kind = "string"
+	KindBoolean     Kind = "boolean"
+	KindDate        Kind = "date"
+	KindTimestamp   Kind = "timestamp"
+	KindTimestampTZ Kind = "timestamptz"
+	KindTime        Kind = "time"
+	KindOther       Kind = "other"
+)
+
+// KindOf maps a native type name (DuckDB, Postgres and their information
+// schema spellings, pgx type names, and the common warehouse names) to a Kind.
+func KindOf(typ string) Kind {
+	t := strings.ToLower(strings.TrimSpace(typ))
+	if i := strings.IndexByte(t, '('); i >= 0 {
+		t = strings.TrimSpace(t[:i]) + t[strings.IndexByte(t, ')')+1:]
+	}
+	switch t {
+	case "tinyint", "smallint", "integer", "int", "bigint", "hugeint", "utinyint", "usmallint",
+		"uinteger", "ubigint", "uhugeint", "int1", "int2", "int4", "int8", "int16", "int32", "int64",
+		"byteint", "long", "short", "serial", "bigserial", "smallserial":
+		return KindInteger
+	case "float", "double", "real", "double precision", "float4", "float8", "float64", "float32":
+		return KindFloat
+	case "decimal", "numeric", "number", "bignumeric", "bigdecimal":
+		return KindDecimal
+	case "varchar", "text", "string", "character varying", "character", "char", "bpchar", "name",
+		"citext", "nvarchar", "nchar", "uuid", "json", "jsonb":
+		return KindString
+	case "boolean", "bool", "logical":
+		return KindBoolean
+	case "date":
+		return KindDate
+	case "timestamp", "timestamp without time zone", "datetime", "timestamp_ntz", "timestamp_ns",
+		"timestamp_ms", "timestamp_s":
+		return KindTimestamp
+	case "timestamptz", "timestamp with time zone", "timestamp_tz", "timestamp_ltz":
+		return KindTimestampTZ
+	case "time", "time without time zone", "timetz", "time with time zone":
+		return KindTime
+	}
+	return KindOther
+}
+
+// Decimal carries an exact decimal from an adapter to Normalize: the
+// unscaled integer and the number of digits after the point.
+type Decimal struct {
+	Unscaled *big.Int
+	Scale    int
+}
+
+// String renders the decimal keeping its scale ("12.50", not "12.5"), which
+// is how both DuckDB and Postgres print a DECIMAL(p,2).
+func (d Decimal) String() string {
+	if d.Unscaled == nil {
+		return "0"
+	}
+	if d.Scale <= 0 {
+		v := new(big.Int).Mul(d.Unscaled, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(-d.Scale)), nil))
+		return v.String()
+	}
+	neg := d.Unscaled.Sign() < 0
+	digits := new(big.Int).Abs(d.Unscaled).String()
+	if len(digits) <= d.Scale {
+		digits = strings.Repeat("0", d.Scale-len(digits)+1) + digits
+	}
+	s := digits[:len(digits)-d.Scale] + "." + digits[len(digits)-d.Scale:]
+	if neg {
+		s = "-" + s
+	}
+	return s
+}
+
+// Normalize turns a driver value into a JSON-friendly Go value, the same for
+// every adapter: integers → int64, floats → float64 (non-finite → string),
+// decimals → json.Number (exact), dates → "2006-01-02", timestamps →
+// "2006-01-02T15:04:05[.frac]", timestamptz → RFC 3339 in UTC, times →
+// "15:04:05[.frac]", bytes → string (base64 when not UTF-8), lists and maps
+// normalised element-wise, NULL → nil. kind comes from the column type.
+func Normalize(v any, kind Kind) any {
+	switch x := v.(type) {
+	case nil:
+		return nil
+	case bool, string:
+		return x
+	case int:
+		return int64(x)
+	case int8:
+		return int64(x)
+	case int16:
+		return int64(x)
+	case int32:
+		return int64(x)
+	case int64:
+		return x
+	case uint8:
+		return int64(x)
+	case uint16:
+		return int64(x)
+	case uint32:
+		return int64(x)
+	case uint64:
+		if x > math.MaxInt64 {
+			return json.Number(fmt.Sprint(x))
+		}
+		return int64(x)
+	case *big.Int:
+		if x.IsInt64() {
+			return x.Int64()
+		}
+		return json.Number(x.String())
+	case float32:
+		return normFloat(float64(x))
+	case float64:
+		return normFloat(x)
+	case Decimal:
+		return json.Number(x.String())
+	case json.Number:
+		return x
+	case time.Time:
+		return formatTime(x, kind)
+	case time.Duration:
+		return x.String()
+	case []byte:
+		if utf8.Valid(x) {
+			return string(x)
+		}
+		return base64.StdEncoding.EncodeToString(x)
+	case [16]byte:
+		return fmt.Sprintf("%x-%x-%x-%x-%x", x[0:4], x[4:6], x[6:8], x[8:10], x[10:16])
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = Normalize(e, KindOther)
+		}
+		return out
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = Normalize(e, KindOther)
+		}
+		return out
+	case fmt.Stringer:
+		return x.String()
+	}
+	return fmt.Sprint(v)
+}
+
+func normFloat(f float64) any {
+	switch {
+	case math.IsNaN(f):
+		return "NaN"
+	case math.IsInf(f, 1):
+		return "Infinity"
+	case math.IsInf(f, -1):
+		return "-Infinity"
+	}
+	return f
+}
+
+func formatTime(t time.Time, kind Kind) string {
+	switch kind {
+	case KindDate:
+		return t.Format("2006-01-02")
+	case KindTime:
+		return t.Format("15:04:05.999999")
+	case KindTimestampTZ:
+		return t.UTC().Format("2006-01-02T15:04:05.999999Z07:00")
+	}
+	return t.Format("2006-01-02T15:04:05.999999")
+}

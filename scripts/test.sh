@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# The one test command (README and CI both run it). On a fresh Debian machine
+# it installs and starts what the tests need (PostgreSQL), then runs the
+# static checks, the Go test suite with -race, short fuzzing and the
+# end-to-end tests with a real MCP client.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+step() { printf '\n== %s\n' "$*" >&2; }
+
+step "PostgreSQL"
+eval "$(bash .ci/postgres.sh)"
+export RIPPLE_TEST_POSTGRES_DSN
+
+step "gofmt / go vet / staticcheck"
+unformatted=$(gofmt -l cmd internal)
+if [ -n "$unformatted" ]; then echo "gofmt would change: $unformatted" >&2; exit 1; fi
+go vet ./...
+go run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
+
+step "go test -race"
+go test -race -count=1 -timeout 40m ./...
+
+step "fuzz (short)"
+bash scripts/fuzz.sh 10s
+
+step "end to end"
+bash scripts/e2e.sh
