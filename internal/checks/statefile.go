@@ -23,6 +23,9 @@ var ErrUnsafeOverwrite = errors.New("refusing to overwrite state file")
 type StateFile struct {
 	path string
 	mu   sync.Mutex
+	// last is the file this StateFile wrote last; when the file on disk is still that one, Save
+	// skips re-reading it (it is known valid and holds nothing new to merge).
+	last os.FileInfo
 }
 
 // NewStateFile returns a StateFile for path ("" means DefaultStateFile; a directory means
@@ -90,16 +93,11 @@ func (f *StateFile) Save(ctx context.Context, st *State, opts SaveOptions) error
 	defer unlock()
 
 	out := st.clone()
-	if data, err := os.ReadFile(f.path); err == nil {
-		existing, derr := DecodeState(data)
-		switch {
-		case derr != nil && !opts.Force:
-			return fmt.Errorf("%w %s: %w; move it aside or save with force", ErrUnsafeOverwrite, f.path, derr)
-		case derr == nil && opts.Merge:
-			Merge(out, existing)
+	// When the file is still our own last write it is known valid and has nothing to merge.
+	if !f.unchangedSinceLastSave() {
+		if err := f.checkExisting(out, opts); err != nil {
+			return err
 		}
-	} else if !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("reading state file %s before saving: %w", f.path, err)
 	}
 	out.GeneratedAt = time.Now().UTC()
 	data, err := EncodeState(out)
@@ -111,7 +109,42 @@ func (f *StateFile) Save(ctx context.Context, st *State, opts SaveOptions) error
 		dir = "."
 	}
 	f.removeOrphans(dir, base)
-	return writeAtomic(dir, base, data)
+	f.last = nil
+	if err := writeAtomic(dir, base, data); err != nil {
+		return err
+	}
+	if fi, err := os.Stat(f.path); err == nil {
+		f.last = fi
+	}
+	return nil
+}
+
+// checkExisting refuses to replace an undecodable file (unless forced) and merges a valid one
+// into out when asked.
+func (f *StateFile) checkExisting(out *State, opts SaveOptions) error {
+	data, err := os.ReadFile(f.path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("reading state file %s before saving: %w", f.path, err)
+	}
+	existing, derr := DecodeState(data)
+	switch {
+	case derr != nil && !opts.Force:
+		return fmt.Errorf("%w %s: %w; move it aside or save with force", ErrUnsafeOverwrite, f.path, derr)
+	case derr == nil && opts.Merge:
+		Merge(out, existing)
+	}
+	return nil
+}
+
+func (f *StateFile) unchangedSinceLastSave() bool {
+	if f.last == nil {
+		return false
+	}
+	fi, err := os.Stat(f.path)
+	return err == nil && os.SameFile(fi, f.last) && fi.Size() == f.last.Size() && fi.ModTime().Equal(f.last.ModTime())
 }
 
 func tempPrefix(base string) string { return "." + base + ".tmp-" }

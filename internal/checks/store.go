@@ -94,34 +94,50 @@ func (s *Store) Save(ctx context.Context) error { return s.SaveWith(ctx, SaveOpt
 
 // SaveWith is Save with options (Force, Merge).
 func (s *Store) SaveWith(ctx context.Context, opts SaveOptions) error {
+	s.mu.Lock()
+	v := s.version
+	s.mu.Unlock()
+	return s.saveAtLeast(ctx, v, opts, true)
+}
+
+// saveAtLeast makes sure a snapshot containing mutation v is on disk. Concurrent callers are
+// group-committed: whoever holds saveMu writes the newest snapshot, and callers whose mutation is
+// already covered return without writing again. always forces a write of a never-saved store.
+func (s *Store) saveAtLeast(ctx context.Context, v uint64, opts SaveOptions, always bool) error {
 	if s.cfg.File == nil {
 		return ErrNoStateFile
 	}
 	s.saveMu.Lock()
 	defer s.saveMu.Unlock()
-	s.mu.Lock()
-	v := s.version
-	snap := s.st.clone()
-	s.mu.Unlock()
-	if s.saved && v == s.savedVersion && !opts.Merge && !opts.Force {
+	if s.saved && s.savedVersion >= v && !opts.Merge && !opts.Force {
 		return nil
 	}
+	if !s.saved && !always && v == 0 {
+		return nil
+	}
+	s.mu.Lock()
+	snapV := s.version
+	snap := s.st.clone()
+	s.mu.Unlock()
 	if err := s.cfg.File.Save(ctx, snap, opts); err != nil {
 		return err
 	}
-	s.saved, s.savedVersion = true, v
+	s.saved, s.savedVersion = true, snapV
 	return nil
 }
 
-// changed must be called with s.mu held after a mutation.
-func (s *Store) changed() { s.version++ }
+// changed must be called with s.mu held after a mutation; it returns the mutation's version.
+func (s *Store) changed() uint64 {
+	s.version++
+	return s.version
+}
 
-// autosave persists after a mutation when AutoSave is on.
-func (s *Store) autosave(ctx context.Context) error {
+// autosave persists mutation v when AutoSave is on.
+func (s *Store) autosave(ctx context.Context, v uint64) error {
 	if !s.cfg.AutoSave || s.cfg.File == nil {
 		return nil
 	}
-	if err := s.Save(ctx); err != nil {
+	if err := s.saveAtLeast(ctx, v, SaveOptions{}, false); err != nil {
 		return fmt.Errorf("change applied but not saved: %w", err)
 	}
 	return nil
@@ -135,18 +151,18 @@ func (s *Store) Import(ctx context.Context, other *State) (MergeStats, error) {
 	}
 	s.mu.Lock()
 	stats := Merge(s.st, src)
-	s.changed()
+	v := s.changed()
 	s.mu.Unlock()
-	return stats, s.autosave(ctx)
+	return stats, s.autosave(ctx, v)
 }
 
 // SetArtifacts replaces the stored artifacts (manifest/catalog of base and current).
 func (s *Store) SetArtifacts(ctx context.Context, a Artifacts) error {
 	s.mu.Lock()
 	s.st.Artifacts = Artifacts{Base: cloneMap(a.Base), Current: cloneMap(a.Current)}
-	s.changed()
+	v := s.changed()
 	s.mu.Unlock()
-	return s.autosave(ctx)
+	return s.autosave(ctx, v)
 }
 
 // SetGit records the git context (nil clears it).
@@ -157,9 +173,9 @@ func (s *Store) SetGit(ctx context.Context, g *GitInfo) error {
 		cp := *g
 		s.st.Git = &cp
 	}
-	s.changed()
+	v := s.changed()
 	s.mu.Unlock()
-	return s.autosave(ctx)
+	return s.autosave(ctx, v)
 }
 
 // SetPullRequest records the pull request under review (nil clears it).
@@ -170,9 +186,9 @@ func (s *Store) SetPullRequest(ctx context.Context, pr *PullRequest) error {
 		cp := *pr
 		s.st.PullRequest = &cp
 	}
-	s.changed()
+	v := s.changed()
 	s.mu.Unlock()
-	return s.autosave(ctx)
+	return s.autosave(ctx, v)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -257,10 +273,10 @@ func (s *Store) Create(ctx context.Context, in CreateInput) (CreateResult, error
 		res.Check, res.Created = c, true
 	}
 	res.CheckID = res.Check.ID
-	s.changed()
+	v := s.changed()
 	s.mu.Unlock()
 
-	if err := s.autosave(ctx); err != nil {
+	if err := s.autosave(ctx, v); err != nil {
 		return res, err
 	}
 	if !in.Run {
@@ -411,9 +427,9 @@ func (s *Store) Update(ctx context.Context, id string, u CheckUpdate) (Check, er
 	}
 	c.UpdatedAt = s.now()
 	s.st.Checks[i] = c
-	s.changed()
+	v := s.changed()
 	s.mu.Unlock()
-	return c, s.autosave(ctx)
+	return c, s.autosave(ctx, v)
 }
 
 // Approve marks a check as approved (is_checked).
@@ -437,9 +453,9 @@ func (s *Store) Delete(ctx context.Context, id string) error {
 		return notFound("check", id)
 	}
 	s.st.Checks = append(s.st.Checks[:i], s.st.Checks[i+1:]...)
-	s.changed()
+	v := s.changed()
 	s.mu.Unlock()
-	return s.autosave(ctx)
+	return s.autosave(ctx, v)
 }
 
 // Reorder moves check id to position index (0-based, in the order after removal), shifting the others.
@@ -462,9 +478,9 @@ func (s *Store) Reorder(ctx context.Context, id string, index int) error {
 	out = append(out, c)
 	out = append(out, rest[index:]...)
 	s.st.Checks = out
-	s.changed()
+	v := s.changed()
 	s.mu.Unlock()
-	return s.autosave(ctx)
+	return s.autosave(ctx, v)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -555,9 +571,10 @@ func (s *Store) execute(ctx context.Context, typ string, params json.RawMessage,
 		}
 	}
 	out := *r
-	s.changed()
+	v := s.changed()
 	s.mu.Unlock()
-	return out, s.autosave(ctx)
+	// Persist even when the caller's context was cancelled: the cancelled run is history too.
+	return out, s.autosave(context.WithoutCancel(ctx), v)
 }
 
 // safeRun calls the runner, turning a panic into an error so one bad operation cannot take the
@@ -600,9 +617,9 @@ func (s *Store) CancelRun(ctx context.Context, id string) (Run, error) {
 		cancel()
 	}
 	out := *r
-	s.changed()
+	v := s.changed()
 	s.mu.Unlock()
-	return out, s.autosave(ctx)
+	return out, s.autosave(ctx, v)
 }
 
 // GetRun returns one run.

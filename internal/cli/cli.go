@@ -153,7 +153,7 @@ func NewRootCmd(ios IOStreams) *cobra.Command {
 }
 
 // extraCommands are hand-written commands registered by other files.
-var extraCommands []func(g *Globals, ios IOStreams, reg *ops.Registry) *cobra.Command
+var extraCommands = []func(g *Globals, ios IOStreams, reg *ops.Registry) *cobra.Command{newMCPCommand}
 
 func envOr(key, def string) string {
 	if v := os.Getenv(key); v != "" {

@@ -2,15 +2,40 @@ package cli
 
 import (
 	"context"
-	"fmt"
 
+	"github.com/ripple-data/ripple/internal/dbt"
+	"github.com/ripple-data/ripple/internal/profiles"
 	"github.com/ripple-data/ripple/internal/warehouse"
+	"github.com/ripple-data/ripple/internal/warehouse/open"
 )
 
 // warehouseOpener returns how the session opens the warehouse: the --duckdb
-// shortcut, else the dbt profile.
-func (g *Globals) warehouseOpener() func(ctx context.Context) (warehouse.Conn, error) {
-	return func(ctx context.Context) (warehouse.Conn, error) {
-		return nil, fmt.Errorf("warehouse connections are not wired yet")
+// shortcut, else the dbt profile. Connections are read-only: no operation
+// behind the CLI or the MCP server writes to the warehouse.
+func (g *Globals) warehouseOpener() func(ctx context.Context, p *dbt.Project) (warehouse.Conn, error) {
+	return func(ctx context.Context, p *dbt.Project) (warehouse.Conn, error) {
+		opts := open.OpenOptions{ReadOnly: true, AllowExternalAccess: g.DuckDBExternalAccess}
+		if g.DuckDB != "" {
+			return open.Open(ctx, profiles.Target{Type: "duckdb", Path: g.DuckDB, Database: projectDatabase(p)}, opts)
+		}
+		t, err := profiles.Load(profiles.LoadOptions{ProfilesDir: g.ProfilesDir, ProjectDir: g.ProjectDir, Profile: g.Profile, Target: g.Target})
+		if err != nil {
+			return nil, err
+		}
+		return open.Open(ctx, t, opts)
 	}
+}
+
+// projectDatabase is the database (DuckDB catalog) the project's models were
+// built in, so that views with three-part names resolve.
+func projectDatabase(p *dbt.Project) string {
+	if p == nil {
+		return ""
+	}
+	for _, n := range p.Current.Manifest.Nodes {
+		if n.ResourceType == dbt.Model && n.Database != "" {
+			return n.Database
+		}
+	}
+	return ""
 }

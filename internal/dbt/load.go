@@ -33,6 +33,18 @@ var ErrMissingArtifact = errors.New("missing dbt artifact")
 // ErrUnsupportedVersion is wrapped when an artifact's schema is outside what Ripple reads.
 var ErrUnsupportedVersion = errors.New("unsupported artifact version")
 
+// UnmarshalJSON accepts dbt's {"name","checksum"} object and the bare
+// string some node kinds (unit tests) carry.
+func (c *Checksum) UnmarshalJSON(b []byte) error {
+	b = bytes.TrimSpace(b)
+	if len(b) > 0 && b[0] == '"' {
+		c.Name = ""
+		return json.Unmarshal(b, &c.Checksum)
+	}
+	type plain Checksum
+	return json.Unmarshal(b, (*plain)(c))
+}
+
 // StringOrList decodes a dbt config value that may be a string or a list of strings.
 type StringOrList []string
 
@@ -196,8 +208,10 @@ func describeJSONError(data []byte, err error) error {
 	if off < 0 || off > int64(len(data)) {
 		return err
 	}
-	line := 1 + bytes.Count(data[:off], []byte("\n"))
-	col := int(off) - bytes.LastIndexByte(data[:off], '\n')
+	// Offset counts the bytes read including the offending one.
+	at := max(off-1, 0)
+	line := 1 + bytes.Count(data[:at], []byte("\n"))
+	col := int(at) - bytes.LastIndexByte(data[:at], '\n')
 	hint := ""
 	if bytes.Contains(data, []byte("\n<<<<<<< ")) || bytes.HasPrefix(data, []byte("<<<<<<< ")) {
 		hint = " (the file contains git merge-conflict markers; rebuild it with dbt instead of merging it)"

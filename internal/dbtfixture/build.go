@@ -135,6 +135,11 @@ func (p *Project) Build(ctx context.Context, dir string) (*Built, error) {
 	}
 	defer os.RemoveAll(tmp)
 	ex := &executor{conn: conn, tmp: tmp}
+	// One transaction for the whole build: DuckDB then syncs its file once
+	// instead of after every statement.
+	if err := ex.exec(ctx, "begin transaction"); err != nil {
+		return nil, fmt.Errorf("dbtfixture: %w", err)
+	}
 	if err := g.loadSources(ctx, ex); err != nil {
 		return nil, err
 	}
@@ -145,6 +150,9 @@ func (p *Project) Build(ctx context.Context, dir string) (*Built, error) {
 		if err := g.catalog(ctx, ex, g.sides[i]); err != nil {
 			return nil, fmt.Errorf("dbtfixture: cataloguing the %s side: %w", side, err)
 		}
+	}
+	if err := ex.exec(ctx, "commit"); err != nil {
+		return nil, fmt.Errorf("dbtfixture: %w", err)
 	}
 	for i := range sidesInOrder {
 		if err := g.writeArtifacts(g.sides[i]); err != nil {
@@ -172,9 +180,10 @@ func (p *Project) clean(out *Built) error {
 
 // executor runs statements on one DuckDB connection.
 type executor struct {
-	conn *sql.Conn
-	tmp  string
-	n    int
+	conn   *sql.Conn
+	tmp    string
+	n      int
+	loaded map[string]string // CSV data → the relation already loaded from it
 }
 
 func (e *executor) exec(ctx context.Context, stmt string) error {
@@ -186,6 +195,13 @@ func (e *executor) exec(ctx context.Context, stmt string) error {
 
 // loadCSV creates table rel from CSV data.
 func (e *executor) loadCSV(ctx context.Context, rel, data string) error {
+	if prev, ok := e.loaded[data]; ok {
+		return e.exec(ctx, fmt.Sprintf("create table %s as select * from %s", rel, prev))
+	}
+	if e.loaded == nil {
+		e.loaded = map[string]string{}
+	}
+	e.loaded[data] = rel
 	e.n++
 	path := filepath.Join(e.tmp, fmt.Sprintf("data%d.csv", e.n))
 	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {

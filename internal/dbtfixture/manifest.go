@@ -197,6 +197,7 @@ func (g *graphs) nodeJSON(sg *sideGraph, n *bnode, created float64) obj {
 	}
 	if n.kind == kindSeed {
 		j["raw_code"] = ""
+		delete(j, "language")
 		j["root_path"] = g.out.Dir
 		j["depends_on"] = obj{"macros": []string{}}
 		return j

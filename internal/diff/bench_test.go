@@ -30,7 +30,9 @@ const benchCols = 19 // plus the key: 20 columns
 // benchEnv creates base.wide and current.wide: n rows × 20 columns (id plus
 // ints, doubles, strings and dates), where ~1% of current rows differ in
 // one column each.
-func benchEnv(b *testing.B, n int) Env {
+func benchEnv(b *testing.B, n int) Env { return benchEnvT(b, n) }
+
+func benchEnvT(b testing.TB, n int) Env {
 	var bcols, ccols []string
 	for i := 1; i <= benchCols; i++ {
 		var expr string

@@ -37,6 +37,17 @@ func (d sqlDialect) distinct(a, b string) string {
 	return a + " IS DISTINCT FROM " + b
 }
 
+// notDistinct is a NULL-safe equality predicate.
+func (d sqlDialect) notDistinct(a, b string) string {
+	switch d.Name() {
+	case "redshift":
+		return "(" + a + " = " + b + " OR (" + a + " IS NULL AND " + b + " IS NULL))"
+	case "databricks", "spark":
+		return a + " <=> " + b
+	}
+	return a + " IS NOT DISTINCT FROM " + b
+}
+
 // countIf counts the rows where cond is true.
 func (d sqlDialect) countIf(cond string) string {
 	switch d.Name() {

@@ -92,6 +92,9 @@ type diffColumn struct {
 	Current string
 	Kind    columnKind
 	Key     bool
+	// typeMismatch: the two sides' types are of different kinds, so values
+	// are compared as text.
+	typeMismatch bool
 }
 
 // diffPlan is what value_diff and value_diff_detail share.
@@ -135,11 +138,7 @@ func (e Env) planValueDiff(ctx context.Context, model string, pk Keys, columns [
 		if !ok {
 			return diffColumn{}, missingColumnError(t.Name, Current, name, ccols)
 		}
-		k := kindOfType(cc.Type)
-		if bk := kindOfType(bc.Type); bk != k {
-			k = kindOther
-		}
-		return diffColumn{Name: cc.Name, Base: bc.Name, Current: cc.Name, Kind: k}, nil
+		return newDiffColumn(bc, cc), nil
 	}
 	seen := map[string]bool{}
 	for _, k := range pk {
@@ -180,14 +179,18 @@ func (e Env) planValueDiff(ctx context.Context, model string, pk Keys, columns [
 				continue
 			}
 			seen[strings.ToLower(bc.Name)] = true
-			k := kindOfType(cc.Type)
-			if kindOfType(bc.Type) != k {
-				k = kindOther
-			}
-			p.cols = append(p.cols, diffColumn{Name: cc.Name, Base: bc.Name, Current: cc.Name, Kind: k})
+			p.cols = append(p.cols, newDiffColumn(bc, cc))
 		}
 	}
 	return p, nil
+}
+
+func newDiffColumn(bc, cc warehouse.Column) diffColumn {
+	c := diffColumn{Name: cc.Name, Base: bc.Name, Current: cc.Name, Kind: kindOfType(cc.Type)}
+	if kindOfType(bc.Type) != c.Kind {
+		c.Kind, c.typeMismatch = kindOther, true
+	}
+	return c
 }
 
 // keyCheckSQL counts duplicate and NULL keys of one relation in one scan.
@@ -202,6 +205,49 @@ func keyCheckSQL(d sqlDialect, rel string, keys []string) string {
 	return "SELECT " + d.countIf("ripple_n > 1") + " AS duplicate_keys, " +
 		"COALESCE(SUM(CASE WHEN " + strings.Join(nulls, " OR ") + " THEN ripple_n ELSE 0 END), 0) AS null_keys\n" +
 		"FROM (SELECT " + kl + ", COUNT(*) AS ripple_n FROM " + rel + " GROUP BY " + kl + ") ripple_k"
+}
+
+// preflightSQL checks one side's key and computes the means of its numeric
+// columns in one statement: duplicate_keys, null_keys, then one mean per
+// numeric non-key column in plan order.
+func preflightSQL(p *diffPlan, s Side) string {
+	d := p.dialect
+	rel := p.rel(s)
+	keys := p.keyCols(s)
+	var means []string
+	for i, c := range p.cols {
+		if c.Key || !c.Kind.numeric() {
+			continue
+		}
+		means = append(means, "AVG("+d.CastToFloat(d.q(c.phys(s)))+") AS mean_"+strconv.Itoa(i))
+	}
+	if len(means) == 0 {
+		return keyCheckSQL(d, rel, keys)
+	}
+	return "SELECT ripple_k.*, ripple_m.*\nFROM (\n" + keyCheckSQL(d, rel, keys) + "\n) ripple_k\nCROSS JOIN (\nSELECT " +
+		strings.Join(means, ", ") + " FROM " + rel + "\n) ripple_m"
+}
+
+func (p *diffPlan) rel(s Side) string {
+	if s == Base {
+		return p.baseRel
+	}
+	return p.curRel
+}
+
+func (p *diffPlan) keyCols(s Side) []string {
+	out := make([]string, len(p.keys))
+	for i, k := range p.keys {
+		out[i] = k.phys(s)
+	}
+	return out
+}
+
+func (c diffColumn) phys(s Side) string {
+	if s == Base {
+		return c.Base
+	}
+	return c.Current
 }
 
 // duplicateKeysSQL is the query users can run to see duplicate keys.
@@ -222,46 +268,69 @@ func nullKeysSQL(d sqlDialect, rel string, keys []string) string {
 	return "SELECT * FROM " + rel + " WHERE " + strings.Join(nulls, " OR ")
 }
 
-// verifyKeys fails unless the key is unique and not NULL on both sides.
-func (e Env) verifyKeys(ctx context.Context, p *diffPlan) error {
+// preflight fails unless the key is unique and not NULL on both sides, and
+// returns each side's means of the numeric columns keyed by plan index.
+func (e Env) preflight(ctx context.Context, p *diffPlan) (map[Side]map[int]*float64, error) {
+	means := map[Side]map[int]*float64{}
 	for _, s := range []Side{Base, Current} {
-		rel := p.baseRel
-		keys := make([]string, len(p.keys))
-		for i, k := range p.keys {
-			keys[i] = k.Base
-			if s == Current {
-				keys[i] = k.Current
-			}
-		}
-		if s == Current {
-			rel = p.curRel
-		}
-		r, err := e.Conn.Query(ctx, keyCheckSQL(p.dialect, rel, keys), warehouse.QueryOptions{Limit: 1})
+		rel := p.rel(s)
+		keys := p.keyCols(s)
+		r, err := e.Conn.Query(ctx, preflightSQL(p, s), warehouse.QueryOptions{Limit: 1})
 		if err != nil {
-			return e.wrapErr(fmt.Sprintf("checking the primary key of %s in the %s environment", rel, s), err)
+			return nil, e.wrapErr(fmt.Sprintf("checking the primary key of %s in the %s environment", rel, s), err)
 		}
 		row, err := one(r)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		dup, nulls := toInt(row[0]), toInt(row[1])
 		keyDesc := strings.Join(keys, ", ")
 		if nulls > 0 {
-			return fmt.Errorf("invalid primary key %q: %d rows of %s in the %s environment have a NULL key; choose key columns that are never NULL (check with: %s)",
+			return nil, fmt.Errorf("invalid primary key %q: %d rows of %s in the %s environment have a NULL key; choose key columns that are never NULL (check with: %s)",
 				keyDesc, nulls, rel, s, nullKeysSQL(p.dialect, rel, keys))
 		}
 		if dup > 0 {
-			return fmt.Errorf("invalid primary key %q: %d key values occur more than once in %s in the %s environment; the key must be unique (check with: %s)",
+			return nil, fmt.Errorf("invalid primary key %q: %d key values occur more than once in %s in the %s environment; the key must be unique (check with: %s)",
 				keyDesc, dup, rel, s, duplicateKeysSQL(p.dialect, rel, keys))
 		}
+		m := map[int]*float64{}
+		j := 2
+		for i, c := range p.cols {
+			if c.Key || !c.Kind.numeric() {
+				continue
+			}
+			if j < len(row) {
+				m[i] = floatPtr(row[j])
+			}
+			j++
+		}
+		means[s] = m
 	}
-	return nil
+	return means, nil
 }
 
-// valueDiffSQL compares every column in one pass over a FULL OUTER JOIN on
-// the key. Output columns, by position: total, added, removed, changed, then
-// per non-key column: mismatched, null_in_base_only, null_in_current_only,
-// and for numeric columns base_mean, current_mean.
+// codesPerWord is how many columns share one packed comparison code: two
+// bits each, kept below 2^53 so the decode stays exact in floating point.
+const codesPerWord = 13
+
+// compareExprs returns the base and current expressions of a column for
+// comparison: cast to text when the two sides' types are not comparable.
+func compareExprs(d sqlDialect, c diffColumn, bAlias, cAlias string) (string, string) {
+	b, cur := d.qual(bAlias, c.Base), d.qual(cAlias, c.Current)
+	if c.Kind == kindOther && c.typeMismatch {
+		return d.CastToString(b), d.CastToString(cur)
+	}
+	return b, cur
+}
+
+// valueDiffSQL compares every column in a single pass over a FULL OUTER
+// JOIN on the key. Each joined row gets a side (0 both, 1 only current, 2
+// only base) and, per compared column, a NULL-safe comparison code (0 equal,
+// 1 different, 2 NULL only in base, 3 NULL only in current) packed into
+// BIGINT words; the rows are grouped by those few values and the groups are
+// decoded into per-column counts. Output columns, by position: total, added,
+// removed, changed, then per non-key column mismatched, null_in_base_only,
+// null_in_current_only.
 func valueDiffSQL(p *diffPlan) string {
 	d := p.dialect
 	var bsel, csel, on []string
@@ -270,41 +339,74 @@ func valueDiffSQL(p *diffPlan) string {
 		csel = append(csel, d.q(c.Current))
 	}
 	for _, k := range p.keys {
-		on = append(on, d.qual("b", k.Base)+" = "+d.qual("c", k.Current))
+		b, c := compareExprs(d, k, "b", "c")
+		on = append(on, b+" = "+c)
 	}
-	inBase := d.qual("b", p.keys[0].Base) + " IS NOT NULL"
-	inCur := d.qual("c", p.keys[0].Current) + " IS NOT NULL"
-	both := inBase + " AND " + inCur
-	var sel, anyDiff []string
-	sel = append(sel, "COUNT(*) AS total",
-		d.countIf(d.qual("b", p.keys[0].Base)+" IS NULL")+" AS added",
-		d.countIf(d.qual("c", p.keys[0].Current)+" IS NULL")+" AS removed")
-	var per []string
+	side := "CASE WHEN " + d.qual("b", p.keys[0].Base) + " IS NULL THEN 1 WHEN " + d.qual("c", p.keys[0].Current) + " IS NULL THEN 2 ELSE 0 END"
+	type slot struct{ word, pos int }
+	var words [][]string
+	slots := map[int]slot{}
 	for i, c := range p.cols {
 		if c.Key {
 			continue
 		}
-		bc, cc := d.qual("b", c.Base), d.qual("c", c.Current)
-		dist := d.distinct(bc, cc)
-		anyDiff = append(anyDiff, dist)
-		n := strconv.Itoa(i)
-		per = append(per,
-			d.countIf(both+" AND "+dist)+" AS mismatched_"+n,
-			d.countIf(both+" AND "+bc+" IS NULL AND "+cc+" IS NOT NULL")+" AS null_in_base_only_"+n,
-			d.countIf(both+" AND "+bc+" IS NOT NULL AND "+cc+" IS NULL")+" AS null_in_current_only_"+n)
-		if c.Kind.numeric() {
-			per = append(per, "AVG("+d.CastToFloat(bc)+") AS base_mean_"+n, "AVG("+d.CastToFloat(cc)+") AS current_mean_"+n)
+		if len(words) == 0 || len(words[len(words)-1]) == codesPerWord {
+			words = append(words, nil)
 		}
+		w := len(words) - 1
+		b, cur := compareExprs(d, c, "b", "c")
+		code := "CASE WHEN " + d.notDistinct(b, cur) + " THEN 0 WHEN " + b + " IS NULL THEN 2 WHEN " + cur + " IS NULL THEN 3 ELSE 1 END"
+		pos := len(words[w])
+		if pos > 0 {
+			code = "(" + code + ") * " + strconv.FormatInt(int64(1)<<(2*pos), 10)
+		}
+		words[w] = append(words[w], code)
+		slots[i] = slot{w, pos}
 	}
-	if len(anyDiff) == 0 {
-		sel = append(sel, "0 AS changed")
+	var rowSel, groupCols []string
+	rowSel = append(rowSel, side+" AS ripple_side")
+	groupCols = append(groupCols, "ripple_side")
+	for w, codes := range words {
+		name := "ripple_w" + strconv.Itoa(w)
+		rowSel = append(rowSel, strings.Join(codes, "\n    + ")+" AS "+name)
+		groupCols = append(groupCols, name)
+	}
+	sum := func(cond string) string {
+		return "COALESCE(SUM(CASE WHEN " + cond + " THEN ripple_n ELSE 0 END), 0)"
+	}
+	field := func(sl slot) string {
+		w := "ripple_w" + strconv.Itoa(sl.word)
+		if sl.pos == 0 {
+			return "MOD(" + w + ", 4)"
+		}
+		return "MOD(" + d.bigint("FLOOR("+d.CastToFloat(w)+" / "+strconv.FormatInt(int64(1)<<(2*sl.pos), 10)+")") + ", 4)"
+	}
+	out := []string{"COALESCE(SUM(ripple_n), 0) AS total", sum("ripple_side = 1") + " AS added", sum("ripple_side = 2") + " AS removed"}
+	if len(words) == 0 {
+		out = append(out, "0 AS changed")
 	} else {
-		sel = append(sel, d.countIf(both+" AND ("+strings.Join(anyDiff, "\n    OR ")+")")+" AS changed")
+		var any []string
+		for w := range words {
+			any = append(any, "ripple_w"+strconv.Itoa(w)+" <> 0")
+		}
+		out = append(out, sum("ripple_side = 0 AND ("+strings.Join(any, " OR ")+")")+" AS changed")
 	}
-	sel = append(sel, per...)
+	for i, c := range p.cols {
+		if c.Key {
+			continue
+		}
+		f := field(slots[i])
+		n := strconv.Itoa(i)
+		out = append(out,
+			sum("ripple_side = 0 AND "+f+" <> 0")+" AS mismatched_"+n,
+			sum("ripple_side = 0 AND "+f+" = 2")+" AS null_in_base_only_"+n,
+			sum("ripple_side = 0 AND "+f+" = 3")+" AS null_in_current_only_"+n)
+	}
 	return "WITH ripple_base AS (\nSELECT " + strings.Join(bsel, ", ") + " FROM " + p.baseRel + "\n), ripple_current AS (\nSELECT " +
-		strings.Join(csel, ", ") + " FROM " + p.curRel + "\n)\nSELECT\n  " + strings.Join(sel, ",\n  ") +
-		"\nFROM ripple_base b\nFULL OUTER JOIN ripple_current c ON " + strings.Join(on, " AND ")
+		strings.Join(csel, ", ") + " FROM " + p.curRel + "\n), ripple_rows AS (\nSELECT " + strings.Join(rowSel, ",\n  ") +
+		"\nFROM ripple_base b\nFULL OUTER JOIN ripple_current c ON " + strings.Join(on, " AND ") +
+		"\n), ripple_groups AS (\nSELECT " + strings.Join(groupCols, ", ") + ", COUNT(*) AS ripple_n FROM ripple_rows GROUP BY " +
+		strings.Join(groupCols, ", ") + "\n)\nSELECT\n  " + strings.Join(out, ",\n  ") + "\nFROM ripple_groups"
 }
 
 // ValueDiff compares a model's rows in both environments by primary key:
@@ -319,10 +421,11 @@ func ValueDiff(ctx context.Context, env Env, in ValueDiffInput) (*ValueDiffResul
 		return nil, err
 	}
 	env.progress("value_diff", "verifying the primary key", 0.1)
-	if err := env.verifyKeys(ctx, p); err != nil {
+	means, err := env.preflight(ctx, p)
+	if err != nil {
 		return nil, err
 	}
-	env.progress("value_diff", "comparing rows", 0.3)
+	env.progress("value_diff", "comparing rows", 0.4)
 	r, err := env.Conn.Query(ctx, valueDiffSQL(p), warehouse.QueryOptions{Limit: 1})
 	if err != nil {
 		return nil, env.wrapErr(fmt.Sprintf("comparing %s with %s", p.baseRel, p.curRel), err)
@@ -341,19 +444,18 @@ func ValueDiff(ctx context.Context, env Env, in ValueDiffInput) (*ValueDiffResul
 		f := float64(m) / float64(common)
 		return &f
 	}
-	i := 4
-	for _, c := range p.cols {
+	j := 4
+	for i, c := range p.cols {
 		vc := ValueDiffColumn{Column: c.Name}
 		if c.Key {
 			vc.Matched = common
 		} else {
-			vc.Matched = common - toInt(row[i])
-			vc.NullInBaseOnly = toInt(row[i+1])
-			vc.NullInCurrentOnly = toInt(row[i+2])
-			i += 3
+			vc.Matched = common - toInt(row[j])
+			vc.NullInBaseOnly = toInt(row[j+1])
+			vc.NullInCurrentOnly = toInt(row[j+2])
+			j += 3
 			if c.Kind.numeric() {
-				vc.BaseMean, vc.CurrentMean = floatPtr(row[i]), floatPtr(row[i+1])
-				i += 2
+				vc.BaseMean, vc.CurrentMean = means[Base][i], means[Current][i]
 			}
 		}
 		vc.MatchedP = ratio(vc.Matched)
@@ -404,7 +506,7 @@ func ValueDiffDetail(ctx context.Context, env Env, in ValueDiffDetailInput) (*Va
 	if err != nil {
 		return nil, err
 	}
-	if err := env.verifyKeys(ctx, p); err != nil {
+	if _, err := env.preflight(ctx, p); err != nil {
 		return nil, err
 	}
 	limit := in.Limit

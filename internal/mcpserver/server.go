@@ -131,7 +131,7 @@ func New(ctx context.Context, o Options) (*Server, error) {
 	}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "ripple", Title: "Ripple", Version: o.Version}, &mcp.ServerOptions{
 		Instructions: instructions,
-		Logger:       o.Logger,
+		Logger:       slog.New(minLevel{o.Logger.Handler(), slog.LevelWarn}),
 		Capabilities: &mcp.ServerCapabilities{
 			Logging:   &mcp.LoggingCapabilities{},
 			Tools:     &mcp.ToolCapabilities{ListChanged: true},
@@ -376,3 +376,18 @@ func (s *Server) unavailable(name string) (mcp.Result, error) {
 	return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf(
 		"Unknown tool: %s. Available tools: %s.", name, strings.Join(avail, ", "))}
 }
+
+// minLevel keeps the SDK's chatty per-session info logs out of the log.
+type minLevel struct {
+	slog.Handler
+	min slog.Level
+}
+
+func (h minLevel) Enabled(ctx context.Context, l slog.Level) bool {
+	return l >= h.min && h.Handler.Enabled(ctx, l)
+}
+
+func (h minLevel) WithAttrs(a []slog.Attr) slog.Handler {
+	return minLevel{h.Handler.WithAttrs(a), h.min}
+}
+func (h minLevel) WithGroup(n string) slog.Handler { return minLevel{h.Handler.WithGroup(n), h.min} }

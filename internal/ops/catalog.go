@@ -5,5 +5,6 @@ package ops
 func Default() *Registry {
 	r := NewRegistry()
 	addLineageOps(r)
+	addDiffOps(r)
 	return r
 }

@@ -16,6 +16,8 @@ import (
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/ripple-data/ripple/internal/diff"
 )
 
 // Spec describes an operation independently of its types.
@@ -83,6 +85,10 @@ var schemaOptions = &jsonschema.ForOptions{
 	IgnoreInvalidTypes: true,
 	TypeSchemas: map[reflect.Type]*jsonschema.Schema{
 		reflect.TypeFor[json.RawMessage](): {},
+		// A key is one column name or a list of them.
+		reflect.TypeFor[diff.Keys](): {AnyOf: []*jsonschema.Schema{
+			{Type: "string"}, {Type: "array", Items: &jsonschema.Schema{Type: "string"}},
+		}},
 	},
 }
 

@@ -21,8 +21,9 @@ import (
 type Config struct {
 	Paths dbt.Paths
 	// OpenWarehouse opens the connection lazily on the first operation
-	// that needs it. Nil means no warehouse is configured.
-	OpenWarehouse func(ctx context.Context) (warehouse.Conn, error)
+	// that needs it; it gets the loaded project (e.g. for the DuckDB catalog
+	// name). Nil means no warehouse is configured.
+	OpenWarehouse func(ctx context.Context, p *dbt.Project) (warehouse.Conn, error)
 	// StatePath is the checks/runs state file.
 	StatePath string
 	Logger    *slog.Logger
@@ -148,7 +149,11 @@ func (s *Session) Warehouse(ctx context.Context) (warehouse.Conn, error) {
 	if s.cfg.OpenWarehouse == nil {
 		return nil, fmt.Errorf("%w: pass --duckdb PATH or configure profiles.yml (--profiles-dir, --profile, --target)", ErrNoWarehouse)
 	}
-	c, err := s.cfg.OpenWarehouse(ctx)
+	p, err := s.projectLocked(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c, err := s.cfg.OpenWarehouse(ctx, p)
 	if err != nil {
 		return nil, err
 	}

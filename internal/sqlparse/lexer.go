@@ -58,6 +58,9 @@ type Token struct {
 	// Upper is the upper-cased text of an unquoted identifier, used for
 	// keyword comparison without allocating at every check.
 	Upper string
+	// Backtick marks a `quoted` identifier; BigQuery lets one hold a
+	// whole dotted path.
+	Backtick bool
 }
 
 // Error is a syntax error with its position.
@@ -66,7 +69,9 @@ type Error struct {
 	Msg string
 }
 
-func (e *Error) Error() string { return fmt.Sprintf("line %d, column %d: %s", e.Pos.Line, e.Pos.Col, e.Msg) }
+func (e *Error) Error() string {
+	return fmt.Sprintf("line %d, column %d: %s", e.Pos.Line, e.Pos.Col, e.Msg)
+}
 
 // Lex splits src into tokens for the dialect. Comments and whitespace are
 // dropped. It never panics; malformed input yields an *Error.
@@ -201,10 +206,10 @@ func (lx *lexer) token() (Token, error) {
 		return lx.quoted(start, '\'', String)
 	case c == '"':
 		return lx.quoted(start, '"', QuotedIdent)
-	case c == '`' && lx.d.Backtick:
-		return lx.quoted(start, '`', QuotedIdent)
 	case c == '`':
-		return lx.quoted(start, '`', QuotedIdent)
+		t, err := lx.quoted(start, '`', QuotedIdent)
+		t.Backtick = true
+		return t, err
 	case (c == 'E' || c == 'e' || c == 'N' || c == 'n' || c == 'B' || c == 'b' || c == 'X' || c == 'x' || c == 'R' || c == 'r') && start+1 < len(src) && src[start+1] == '\'':
 		// Prefixed string literal: E'..', N'..', B'..', X'..', r'..'.
 		lx.i++

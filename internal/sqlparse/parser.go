@@ -743,6 +743,18 @@ func (p *parser) parseNameOpt(hyphens bool) Name {
 				return n
 			}
 		}
+		if bt := p.peek(); bt.Backtick && strings.Contains(bt.Text, ".") {
+			p.i++
+			for _, part := range strings.Split(bt.Text, ".") {
+				n.Parts = append(n.Parts, part)
+				n.Quoted = append(n.Quoted, true)
+			}
+			if p.isOp(".") && isIdentTok(p.peekN(1)) {
+				p.i++
+				continue
+			}
+			return n
+		}
 		s, q := p.parseIdent()
 		n.Parts = append(n.Parts, s)
 		n.Quoted = append(n.Quoted, q)
@@ -1607,7 +1619,6 @@ func (p *parser) parsePrimary() Expr {
 	return &ColumnRef{Name: n}
 }
 
-
 func (p *parser) parseCase() Expr {
 	p.expectKw("CASE")
 	c := &Case{}
@@ -1668,7 +1679,7 @@ func (p *parser) parseFuncCall(n Name) *Func {
 				f.Seps = append(f.Seps, "FROM")
 			}
 			continue
-		case p.startsQuery() && !p.isKw("TABLE") && !p.isKw("VALUES"):
+		case p.startsQuery() && !p.isKw("TABLE") && !p.isKw("VALUES") && !p.isKw("FROM"):
 			q := p.parseQuery()
 			f.Args = append(f.Args, &Subquery{Query: q, Kind: "SCALAR"})
 			continue

@@ -3,6 +3,7 @@ package static
 import (
 	"context"
 	"fmt"
+	"math/bits"
 	"sort"
 	"strings"
 	"unicode"
@@ -71,56 +72,53 @@ func FindData(ctx context.Context, p *Project, in FindDataInput) (*FindDataResul
 	if len(terms) == 0 {
 		return nil, fmt.Errorf("find_data needs a query: describe the data you want in a few words")
 	}
+	if len(terms) > 32 {
+		terms = terms[:32]
+	}
 	limit := clampLimit(in.Limit, 10, 50)
 	ti := p.text()
+	// Score through the inverted index: a term matches a word it prefixes,
+	// once per field.
+	entScore := make([]int32, len(p.entities))
+	entTerms := make([]uint32, len(p.entities))
+	colScore := make([]int32, ti.ncols)
+	stamp := make([]uint32, 2*len(p.entities)+2*ti.ncols) // last term (bit) counted per field
+	for k, t := range terms {
+		bit := uint32(1) << uint(k)
+		lo := sort.SearchStrings(ti.vocab, t)
+		for w := lo; w < len(ti.vocab) && strings.HasPrefix(ti.vocab[w], t); w++ {
+			for _, ps := range ti.postings[w] {
+				var slot int
+				var weight int32
+				switch {
+				case ps.col < 0 && ps.field == 0:
+					slot, weight = 2*int(ps.ent), 6
+				case ps.col < 0:
+					slot, weight = 2*int(ps.ent)+1, 2
+				case ps.field == 0:
+					slot, weight = 2*len(p.entities)+2*int(ps.col), 3
+				default:
+					slot, weight = 2*len(p.entities)+2*int(ps.col)+1, 1
+				}
+				if stamp[slot]&bit != 0 {
+					continue
+				}
+				stamp[slot] |= bit
+				entScore[ps.ent] += weight
+				entTerms[ps.ent] |= bit
+				if ps.col >= 0 {
+					colScore[ps.col] += weight
+				}
+			}
+		}
+	}
 	var found []FoundTable
 	for i, e := range p.entities {
-		et := &ti.entities[i]
-		score := 0
-		matched := make([]bool, len(terms))
-		for k, t := range terms {
-			if prefixAny(et.name, t) {
-				score += 6
-				matched[k] = true
-			}
-			if prefixAny(et.desc, t) {
-				score += 2
-				matched[k] = true
-			}
-		}
-		var cols []FoundColumn
-		for ci, c := range e.cols {
-			ct := &et.cols[ci]
-			cs := 0
-			for k, t := range terms {
-				if prefixAny(ct.name, t) {
-					cs += 3
-					matched[k] = true
-				}
-				if prefixAny(ct.desc, t) {
-					cs++
-					matched[k] = true
-				}
-			}
-			if cs > 0 {
-				score += cs
-				cols = append(cols, FoundColumn{Name: c.Name, Type: c.Type, Description: clip(e.descs[strings.ToLower(c.Name)], 160)})
-			}
-		}
-		if score == 0 {
+		if entScore[i] == 0 {
 			continue
 		}
-		n := 0
-		for _, m := range matched {
-			if m {
-				n++
-			}
-		}
-		if len(cols) > 8 {
-			cols = cols[:8]
-		}
-		found = append(found, FoundTable{Name: e.name, UniqueID: e.id, ResourceType: e.kind, Description: clip(e.node.Description, 200),
-			Score: score, TermsMatched: n, Columns: cols})
+		found = append(found, FoundTable{Name: e.name, UniqueID: e.id, ResourceType: e.kind,
+			Score: int(entScore[i]), TermsMatched: bits.OnesCount32(entTerms[i])})
 	}
 	sort.SliceStable(found, func(i, j int) bool {
 		a, b := found[i], found[j]
@@ -141,7 +139,15 @@ func FindData(ctx context.Context, p *Project, in FindDataInput) (*FindDataResul
 		found = found[:limit]
 	}
 	for i := range found {
-		found[i].Grain = p.grain(p.byID[found[i].UniqueID])
+		e := p.byID[found[i].UniqueID]
+		found[i].Grain = p.grain(e)
+		found[i].Description = clip(e.node.Description, 200)
+		base := ti.colBase[e.id]
+		for ci, c := range e.cols {
+			if colScore[base+ci] > 0 && len(found[i].Columns) < 8 {
+				found[i].Columns = append(found[i].Columns, FoundColumn{Name: c.Name, Type: c.Type, Description: clip(e.descs[strings.ToLower(c.Name)], 160)})
+			}
+		}
 	}
 	res.Tables = append(res.Tables, found...)
 	return res, nil
@@ -149,24 +155,59 @@ func FindData(ctx context.Context, p *Project, in FindDataInput) (*FindDataResul
 
 var stopWords = map[string]bool{"the": true, "a": true, "an": true, "of": true, "per": true, "by": true, "for": true, "and": true, "or": true, "in": true, "to": true, "with": true, "what": true, "is": true, "are": true, "how": true, "many": true, "much": true, "each": true, "all": true}
 
-type textEntity struct {
-	name, desc []string
-	cols       []textCol
+type posting struct {
+	ent   int32
+	col   int32 // global column index, -1 for the entity itself
+	field uint8 // 0 name, 1 description
 }
 
-type textCol struct{ name, desc []string }
-
-type textIndex struct{ entities []textEntity }
+// textIndex is an inverted index of the words in entity and column names
+// and descriptions.
+type textIndex struct {
+	vocab    []string    // sorted unique words
+	postings [][]posting // per vocab word
+	colBase  map[string]int
+	ncols    int
+}
 
 func (p *Project) text() *textIndex {
 	p.textOnce.Do(func() {
-		ti := &textIndex{entities: make([]textEntity, len(p.entities))}
-		for i, e := range p.entities {
-			te := textEntity{name: words(e.name), desc: words(e.node.Description), cols: make([]textCol, len(e.cols))}
-			for ci, c := range e.cols {
-				te.cols[ci] = textCol{name: words(c.Name), desc: words(e.descs[strings.ToLower(c.Name)])}
+		ti := &textIndex{colBase: make(map[string]int, len(p.entities))}
+		byWord := map[string][]posting{}
+		addWords := func(s string, ps posting) {
+			ws := words(s)
+			for i, w := range ws {
+				dup := false
+				for _, prev := range ws[:i] {
+					if prev == w {
+						dup = true
+						break
+					}
+				}
+				if !dup {
+					byWord[w] = append(byWord[w], ps)
+				}
 			}
-			ti.entities[i] = te
+		}
+		for i, e := range p.entities {
+			ti.colBase[e.id] = ti.ncols
+			addWords(e.name, posting{int32(i), -1, 0})
+			addWords(e.node.Description, posting{int32(i), -1, 1})
+			for ci, c := range e.cols {
+				gc := int32(ti.ncols + ci)
+				addWords(c.Name, posting{int32(i), gc, 0})
+				addWords(e.descs[strings.ToLower(c.Name)], posting{int32(i), gc, 1})
+			}
+			ti.ncols += len(e.cols)
+		}
+		ti.vocab = make([]string, 0, len(byWord))
+		for w := range byWord {
+			ti.vocab = append(ti.vocab, w)
+		}
+		sort.Strings(ti.vocab)
+		ti.postings = make([][]posting, len(ti.vocab))
+		for i, w := range ti.vocab {
+			ti.postings[i] = byWord[w]
 		}
 		p.textIdx = ti
 	})
@@ -176,15 +217,6 @@ func (p *Project) text() *textIndex {
 // words splits s into lower-case alphanumeric words.
 func words(s string) []string {
 	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
-}
-
-func prefixAny(ws []string, t string) bool {
-	for _, w := range ws {
-		if strings.HasPrefix(w, t) {
-			return true
-		}
-	}
-	return false
 }
 
 func clip(s string, n int) string {

@@ -102,7 +102,10 @@ func ERD(ctx context.Context, p *Project, in ERDInput) (*ERDResult, error) {
 			}
 			include[e.id] = true
 		}
-		adj := adjacency(rels)
+		adj := g.adj[0]
+		if in.Infer {
+			adj = g.adj[1]
+		}
 		frontier := make([]string, 0, len(include))
 		for id := range include {
 			frontier = append(frontier, id)

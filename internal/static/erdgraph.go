@@ -95,6 +95,7 @@ type erdGraph struct {
 	tests    map[colKey]map[string][]string // column → test name → test ids
 	joinUses map[colKey][]string            // join-key column → joining models
 	relIdx   map[string]*Relationship
+	adj      [2]map[string][]*Relationship // without and with inferred relationships
 }
 
 func (g *erdGraph) keysOf(id string) *entityKeys {
@@ -421,6 +422,8 @@ func (p *Project) buildGraph() *erdGraph {
 	p.inferGraph(g)
 	sortRels(g.rels)
 	sortRels(g.inferred)
+	g.adj[0] = adjacency(g.relationships(false))
+	g.adj[1] = adjacency(g.relationships(true))
 	return g
 }
 

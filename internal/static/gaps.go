@@ -56,17 +56,23 @@ func TestGaps(ctx context.Context, p *Project, in TestGapsInput) (*TestGapsResul
 	g := p.graph()
 	testsKey := p.testsKey()
 	var gaps []TestGap
-	seen := map[string]bool{}
-	add := func(e *entity, col, test, rule, reason, yaml string) {
+	seen := map[gapKey]bool{}
+	total := 0
+	// add records a gap; reason and YAML are rendered only for gaps within the limit.
+	add := func(e *entity, col, test, rule string, text func() (reason, yaml string)) {
 		if only != nil && e != only {
 			return
 		}
-		k := e.id + "|" + strings.ToLower(col) + "|" + test
+		k := gapKey{e.id, strings.ToLower(col), test}
 		if seen[k] {
 			return
 		}
 		seen[k] = true
-		gaps = append(gaps, TestGap{Model: e.name, UniqueID: e.id, Column: col, Test: test, Rule: rule, Reason: reason, YAML: yaml})
+		total++
+		if len(gaps) < limit {
+			reason, yaml := text()
+			gaps = append(gaps, TestGap{Model: e.name, UniqueID: e.id, Column: col, Test: test, Rule: rule, Reason: reason, YAML: yaml})
+		}
 	}
 	has := func(e *entity, col string, names ...string) bool {
 		t := g.tests[colKey{e.id, strings.ToLower(col)}]
@@ -94,16 +100,21 @@ func TestGaps(ctx context.Context, p *Project, in TestGapsInput) (*TestGapsResul
 		if len(key.Columns) == 1 {
 			col := key.Columns[0]
 			if !has(e, col, "unique") {
-				add(e, col, "unique", "key_untested", fmt.Sprintf("%s.%s %s but no unique test proves it; duplicates would fan out every join on it", e.name, col, why), p.gapYAML(e, col, "unique", nil, testsKey))
+				add(e, col, "unique", "key_untested", func() (string, string) {
+					return fmt.Sprintf("%s.%s %s but no unique test proves it; duplicates would fan out every join on it", e.name, col, why), p.gapYAML(e, col, "unique", nil, testsKey)
+				})
 			}
 		} else if !anyComboTest(g, e, key.Columns) {
-			add(e, strings.Join(key.Columns, ", "), "dbt_utils.unique_combination_of_columns", "key_untested",
-				fmt.Sprintf("(%s) %s but no test proves the combination unique", strings.Join(key.Columns, ", "), why),
-				p.gapYAML(e, "", "dbt_utils.unique_combination_of_columns", [][2]string{{"combination_of_columns", "[" + strings.Join(key.Columns, ", ") + "]"}}, testsKey))
+			add(e, strings.Join(key.Columns, ", "), "dbt_utils.unique_combination_of_columns", "key_untested", func() (string, string) {
+				return fmt.Sprintf("(%s) %s but no test proves the combination unique", strings.Join(key.Columns, ", "), why),
+					p.gapYAML(e, "", "dbt_utils.unique_combination_of_columns", [][2]string{{"combination_of_columns", "[" + strings.Join(key.Columns, ", ") + "]"}}, testsKey)
+			})
 		}
 		for _, col := range key.Columns {
 			if !notNull(e, col) {
-				add(e, col, "not_null", "key_untested", fmt.Sprintf("%s.%s %s but may be null; a null key matches nothing in joins", e.name, col, why), p.gapYAML(e, col, "not_null", nil, testsKey))
+				add(e, col, "not_null", "key_untested", func() (string, string) {
+					return fmt.Sprintf("%s.%s %s but may be null; a null key matches nothing in joins", e.name, col, why), p.gapYAML(e, col, "not_null", nil, testsKey)
+				})
 			}
 		}
 	}
@@ -114,7 +125,9 @@ func TestGaps(ctx context.Context, p *Project, in TestGapsInput) (*TestGapsResul
 				continue
 			}
 			col := u.Columns[0]
-			add(e, col, "not_null", "unique_nullable", fmt.Sprintf("%s.%s is tested unique but not not_null, so it is not a primary key yet; add not_null to make it the grain", e.name, col), p.gapYAML(e, col, "not_null", nil, testsKey))
+			add(e, col, "not_null", "unique_nullable", func() (string, string) {
+				return fmt.Sprintf("%s.%s is tested unique but not not_null, so it is not a primary key yet; add not_null to make it the grain", e.name, col), p.gapYAML(e, col, "not_null", nil, testsKey)
+			})
 		}
 	}
 	// 3. Relationships guessed from naming without a relationships test.
@@ -124,9 +137,10 @@ func TestGaps(ctx context.Context, p *Project, in TestGapsInput) (*TestGapsResul
 		if has(e, col, "relationships") {
 			continue
 		}
-		add(e, col, "relationships", "inferred_relationship",
-			fmt.Sprintf("%s.%s looks like a reference to %s.%s (by its name) but no relationships test checks it; orphans would vanish from inner joins", e.name, col, to.name, r.ToColumns[0]),
-			p.gapYAML(e, col, "relationships", [][2]string{{"to", to.refArg()}, {"field", r.ToColumns[0]}}, testsKey))
+		add(e, col, "relationships", "inferred_relationship", func() (string, string) {
+			return fmt.Sprintf("%s.%s looks like a reference to %s.%s (by its name) but no relationships test checks it; orphans would vanish from inner joins", e.name, col, to.name, r.ToColumns[0]),
+				p.gapYAML(e, col, "relationships", [][2]string{{"to", to.refArg()}, {"field", r.ToColumns[0]}}, testsKey)
+		})
 	}
 	// 4. Join keys used downstream without any test.
 	keys := make([]colKey, 0, len(g.joinUses))
@@ -154,17 +168,15 @@ func TestGaps(ctx context.Context, p *Project, in TestGapsInput) (*TestGapsResul
 			}
 		}
 		sort.Strings(models)
-		add(e, col, "not_null", "join_key_untested",
-			fmt.Sprintf("%s.%s is a join key in %s but has no test; a null key silently drops or duplicates rows", e.name, col, strings.Join(models, ", ")),
-			p.gapYAML(e, col, "not_null", nil, testsKey))
+		add(e, col, "not_null", "join_key_untested", func() (string, string) {
+			return fmt.Sprintf("%s.%s is a join key in %s but has no test; a null key silently drops or duplicates rows", e.name, col, strings.Join(models, ", ")),
+				p.gapYAML(e, col, "not_null", nil, testsKey)
+		})
 	}
-	res := &TestGapsResult{Total: len(gaps), Gaps: []TestGap{},
+	res := &TestGapsResult{Total: total, Gaps: []TestGap{}, Truncated: total > len(gaps),
 		Note: "Suggestions are heuristic: check them against what the data means. Tests on sources belong in the source YAML."}
 	if p.lin == nil {
 		res.Note += " Column lineage was not available, so join keys used downstream were not checked."
-	}
-	if len(gaps) > limit {
-		gaps, res.Truncated = gaps[:limit], true
 	}
 	res.Gaps = append(res.Gaps, gaps...)
 	return res, nil
@@ -238,3 +250,5 @@ func (p *Project) gapYAML(e *entity, col, test string, args [][2]string, testsKe
 	}
 	return b.String()
 }
+
+type gapKey struct{ id, col, test string }

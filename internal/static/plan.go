@@ -74,7 +74,10 @@ func PlanQuery(ctx context.Context, p *Project, in PlanQueryInput) (*PlanQueryRe
 		}
 	}
 	g := p.graph()
-	adj := adjacency(g.relationships(in.Infer))
+	adj := g.adj[0]
+	if in.Infer {
+		adj = g.adj[1]
+	}
 	base := want[0]
 	res := &PlanQueryResult{Base: base.name, Grain: p.grain(base), Tables: []PlannedTable{}, Joins: []PlannedJoin{}, Warnings: []string{}}
 	aliases := map[string]string{}
@@ -130,7 +133,7 @@ func PlanQuery(ctx context.Context, p *Project, in PlanQueryInput) (*PlanQueryRe
 			joinClauses = append(joinClauses, "left join "+to.refExpr()+" as "+p.quoteAlias(aliases[toID])+"\n    on "+strings.Join(conds, "\n    and "))
 			switch {
 			case card == "one_to_many":
-				res.Warnings = append(res.Warnings, fmt.Sprintf("joining %s repeats rows: each %s row matches many %s rows (%s is the many side), so the result is no longer one row per %s. Aggregate %s by %s in a subquery first, then join it.",
+				res.Warnings = append(res.Warnings, fmt.Sprintf("joining %s repeats rows: each %s row matches many %s rows (%s is the many side), so the result is no longer at the grain of %s. Aggregate %s by %s in a subquery first, then join it.",
 					to.name, from.name, to.name, to.name, base.name, to.name, strings.Join(toCols, ", ")))
 			case card == UnknownCardinality:
 				res.Warnings = append(res.Warnings, fmt.Sprintf("the join from %s to %s has unknown cardinality (no tested key on %s.%s), so it may repeat rows. Test a unique key on %s, or aggregate %s by %s in a subquery first.",

@@ -51,13 +51,29 @@ func Search(ctx context.Context, p *Project, in SearchInput) (*SearchResult, err
 		if ok, prefix := matchTerms(e.lowName, terms); ok {
 			all = append(all, scored{SearchHit{Kind: e.kind, Name: e.name, UniqueID: e.id, Prefix: prefix}, rankOf(prefix, false)})
 		}
-		for _, c := range e.cols {
-			full := e.lowName + "." + strings.ToLower(c.Name)
-			if ok, prefix := matchTerms(full, terms); ok {
-				// A column hit must involve the column name, not only the table name.
-				if ok2, _ := matchAny(strings.ToLower(c.Name), terms); !ok2 {
+		for ci, c := range e.cols {
+			// Every term must be in the table or the column name, and at
+			// least one in the column name.
+			lc := e.lowCols[ci]
+			ok, prefix, inCol := true, true, false
+			for _, t := range terms {
+				if i := strings.Index(lc, t); i >= 0 {
+					inCol = true
+					if !wordStartMatch(lc, t, i) {
+						prefix = false
+					}
 					continue
 				}
+				i := strings.Index(e.lowName, t)
+				if i < 0 {
+					ok = false
+					break
+				}
+				if !wordStartMatch(e.lowName, t, i) {
+					prefix = false
+				}
+			}
+			if ok && inCol {
 				all = append(all, scored{SearchHit{Kind: "column", Name: e.name, UniqueID: e.id, Column: c.Name, Type: c.Type, Prefix: prefix}, rankOf(prefix, true)})
 			}
 		}
@@ -112,15 +128,6 @@ func matchTerms(s string, terms []string) (ok, prefix bool) {
 		}
 	}
 	return true, prefix
-}
-
-func matchAny(s string, terms []string) (bool, bool) {
-	for _, t := range terms {
-		if strings.Contains(s, t) {
-			return true, false
-		}
-	}
-	return false, false
 }
 
 // wordStartMatch reports whether t occurs in s at a word start, checking

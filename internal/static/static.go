@@ -107,6 +107,10 @@ type Project struct {
 
 	textOnce sync.Once
 	textIdx  *textIndex
+
+	miscOnce sync.Once
+	policies map[string]StatePolicy // by unique id, where configured
+	relIdx   relIndex
 }
 
 // entity is a relation a data user can query: a model, seed, snapshot or source.
@@ -118,7 +122,9 @@ type entity struct {
 	cols     []*dbt.CatalogColumn
 	colIdx   map[string]int // lower-case column name → index in cols
 	descs    map[string]string
-	physical bool   // columns come from the catalog (exact warehouse spelling)
+	physical bool // columns come from the catalog (exact warehouse spelling)
+	lowCols  []string
+	dataset  string // database.schema.identifier
 	stem     string // singular entity noun used by naming inference
 	layer    string // name prefix such as stg, int, dim, fct ("" for marts)
 	lowName  string
@@ -168,6 +174,19 @@ func New(env *dbt.Env, opts Options) *Project {
 				e.descs[strings.ToLower(c.Name)] = c.Description
 			}
 		}
+		if !e.physical {
+			// YAML columns carry no order (the manifest keeps them in a map):
+			// sort by name so every answer is deterministic.
+			sort.SliceStable(e.cols, func(i, j int) bool { return e.cols[i].Name < e.cols[j].Name })
+			for i, c := range e.cols {
+				e.colIdx[strings.ToLower(c.Name)] = i
+			}
+		}
+		e.lowCols = make([]string, len(e.cols))
+		for i, c := range e.cols {
+			e.lowCols[i] = strings.ToLower(c.Name)
+		}
+		e.dataset = datasetName(e)
 		e.layer, e.stem = stemOf(n.Name)
 		p.entities = append(p.entities, e)
 		p.byID[id] = e
@@ -181,7 +200,7 @@ func New(env *dbt.Env, opts Options) *Project {
 	for _, e := range p.entities {
 		keys := []string{e.lowName, strings.ToLower(e.id)}
 		if e.kind == dbt.Source {
-			keys = append(keys, "source:"+e.lowName)
+			keys = append(keys, "source:"+e.lowName, strings.ToLower(e.node.Name))
 		} else {
 			keys = append(keys, strings.ToLower(e.node.PackageName+"."+e.node.Name))
 		}
@@ -285,4 +304,23 @@ func clampLimit(v, def, max int) int {
 		return max
 	}
 	return v
+}
+
+// misc builds the small caches used by summary, state policies and compare_observed.
+func (p *Project) misc() {
+	p.miscOnce.Do(func() {
+		p.policies = map[string]StatePolicy{}
+		for _, e := range p.entities {
+			if sp, ok := statePolicy(e); ok {
+				p.policies[e.id] = sp
+			}
+		}
+		p.relIdx = p.relationIndex()
+	})
+}
+
+func (p *Project) statePolicyOf(e *entity) (StatePolicy, bool) {
+	p.misc()
+	sp, ok := p.policies[e.id]
+	return sp, ok
 }

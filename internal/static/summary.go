@@ -134,7 +134,7 @@ func Summary(ctx context.Context, p *Project, _ SummaryInput) (*SummaryResult, e
 		}
 	}
 	for _, e := range p.entities {
-		if _, ok := statePolicy(e); ok {
+		if _, ok := p.statePolicyOf(e); ok {
 			res.StatePolicyModels++
 		}
 	}
@@ -189,7 +189,7 @@ func StatePolicies(ctx context.Context, p *Project, in StatePoliciesInput) (*Sta
 		if err != nil {
 			return nil, err
 		}
-		if sp, ok := statePolicy(e); ok {
+		if sp, ok := p.statePolicyOf(e); ok {
 			res.Policies = append(res.Policies, sp)
 		} else {
 			res.Note = e.name + " has no freshness config"
@@ -197,7 +197,7 @@ func StatePolicies(ctx context.Context, p *Project, in StatePoliciesInput) (*Sta
 		return res, nil
 	}
 	for _, e := range p.entities {
-		if sp, ok := statePolicy(e); ok {
+		if sp, ok := p.statePolicyOf(e); ok {
 			res.Policies = append(res.Policies, sp)
 		}
 	}

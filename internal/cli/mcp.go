@@ -1,0 +1,89 @@
+package cli
+
+import (
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ripple-data/ripple/internal/dbt"
+	"github.com/ripple-data/ripple/internal/mcpserver"
+	"github.com/ripple-data/ripple/internal/ops"
+)
+
+// newMCPCommand is `ripple mcp`: every registry operation as an MCP tool,
+// over stdio (default) or streamable HTTP (--http).
+func newMCPCommand(g *Globals, ios IOStreams, reg *ops.Registry) *cobra.Command {
+	var (
+		httpAddr, authEnv, mode, logFile string
+		stateless                        bool
+		origins                          []string
+	)
+	cmd := &cobra.Command{
+		Use:   "mcp",
+		Short: "Serve Ripple's operations to AI agents over MCP (stdio, or HTTP with --http)",
+		Long: "Serve every Ripple operation as an MCP tool returning the same JSON as `ripple <op> --json`.\n" +
+			"stdio is the default (stdout carries only JSON-RPC; logs go to stderr or --log-file).\n" +
+			"--http ADDR serves streamable HTTP at http://ADDR/mcp and GET /health (loopback by default).\n" +
+			"Set up a client: claude mcp add ripple -- ripple mcp --project-dir /path/to/dbt/project",
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			m, err := mcpserver.ParseMode(mode)
+			if err != nil {
+				return usageError{err}
+			}
+			logOut := ios.ErrOut
+			if logFile != "" {
+				f, err := os.OpenFile(logFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+				if err != nil {
+					return fmt.Errorf("opening --log-file: %w", err)
+				}
+				defer f.Close()
+				logOut = f
+			}
+			level := slog.LevelInfo
+			if g.Verbose {
+				level = slog.LevelDebug
+			}
+			logger := slog.New(slog.NewTextHandler(logOut, &slog.HandlerOptions{Level: level}))
+			sess := ops.NewSession(ops.Config{
+				Paths:         dbt.Paths{ProjectDir: g.ProjectDir, TargetPath: g.TargetPath, TargetBasePath: g.TargetBasePath},
+				OpenWarehouse: g.warehouseOpener(),
+				StatePath:     g.StateFile,
+				Logger:        logger,
+			})
+			defer sess.Close()
+			srv, err := mcpserver.New(c.Context(), mcpserver.Options{Registry: reg, Session: sess, Mode: m, Version: Version, Logger: logger})
+			if err != nil {
+				return err
+			}
+			if httpAddr == "" {
+				return srv.ServeStdio(c.Context(), ios.In, ios.Out)
+			}
+			token := ""
+			if authEnv != "" {
+				token = os.Getenv(authEnv)
+				if token == "" {
+					return usageError{fmt.Errorf("--auth-token-env %s: the variable is empty or unset", authEnv)}
+				}
+			}
+			if !mcpserver.IsLoopbackAddr(httpAddr) && token == "" {
+				logger.Warn("serving MCP on a non-loopback address without --auth-token-env; anyone who can reach it can call the tools", "addr", httpAddr)
+			}
+			h := srv.HTTPHandler(mcpserver.HTTPOptions{Stateless: stateless, AuthToken: token, AllowedOrigins: origins})
+			return mcpserver.ServeHTTP(c.Context(), httpAddr, h, func(a net.Addr) {
+				fmt.Fprintf(logOut, "ripple mcp: serving streamable HTTP at http://%s/mcp (health: /health)\n", a)
+			})
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&httpAddr, "http", "", "serve streamable HTTP on ADDR (e.g. 127.0.0.1:8000 or :8000, which binds loopback) instead of stdio")
+	f.BoolVar(&stateless, "stateless", false, "HTTP without sessions, for replicas behind a load balancer")
+	f.StringVar(&authEnv, "auth-token-env", "", "require \"Authorization: Bearer <token>\" on HTTP, reading the token from the environment variable `NAME`")
+	f.StringSliceVar(&origins, "allowed-origins", nil, "browser origins allowed besides loopback (scheme://host:port)")
+	f.StringVar(&mode, "mode", envOr("RIPPLE_MCP_MODE", "server"), "server (all tools), preview (no warehouse queries) or read-only (preview without check writes) (env RIPPLE_MCP_MODE)")
+	f.StringVar(&logFile, "log-file", "", "append logs to this file instead of stderr")
+	return cmd
+}

@@ -1,0 +1,531 @@
+package cll
+
+import (
+	"context"
+	"fmt"
+	"hash/maphash"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/ripple-data/ripple/internal/dbt"
+	"github.com/ripple-data/ripple/internal/sqlparse"
+)
+
+// NodeColumn names a column of a manifest node.
+type NodeColumn struct {
+	Node   string `json:"node"`
+	Column string `json:"column"`
+}
+
+func (n NodeColumn) String() string { return n.Node + "." + n.Column }
+
+func (n NodeColumn) key() NodeColumn {
+	return NodeColumn{Node: n.Node, Column: strings.ToLower(n.Column)}
+}
+
+// ColumnDep is a lineage edge to an upstream node column. Relation is set
+// (and Node empty) when the SQL reads a relation that is not in the manifest.
+type ColumnDep struct {
+	Node       string     `json:"node,omitempty"`
+	Relation   string     `json:"relation,omitempty"`
+	Column     string     `json:"column"`
+	Confidence Confidence `json:"confidence"`
+}
+
+func (d ColumnDep) nodeColumn() NodeColumn {
+	n := d.Node
+	if n == "" {
+		n = "relation:" + strings.ToLower(d.Relation)
+	}
+	return NodeColumn{Node: n, Column: d.Column}
+}
+
+// ModelColumn is one output column of a model.
+type ModelColumn struct {
+	Name   string      `json:"name"`
+	Kind   Kind        `json:"kind"`
+	Deps   []ColumnDep `json:"deps"`
+	Digest string      `json:"digest"`
+}
+
+// ModelLineage is the lineage of one model. Values are shared through the
+// Cache and must be treated as read-only.
+type ModelLineage struct {
+	UniqueID     string          `json:"unique_id"`
+	Name         string          `json:"name"`
+	Dialect      string          `json:"dialect"`
+	Columns      []ModelColumn   `json:"columns"`
+	RowDeps      []ColumnDep     `json:"row_deps"`
+	Opaque       bool            `json:"opaque"`
+	OpaqueReason string          `json:"opaque_reason,omitempty"`
+	Parents      []string        `json:"parents"`
+	Unmatched    []string        `json:"unmatched_relations,omitempty"`
+	RowDigest    string          `json:"row_digest"`
+	Structure    *ModelStructure `json:"structure,omitempty"`
+}
+
+// Column returns the output column with this name (case-insensitive).
+func (m *ModelLineage) Column(name string) (*ModelColumn, bool) {
+	for i := range m.Columns {
+		if equalFold(m.Columns[i].Name, name) {
+			return &m.Columns[i], true
+		}
+	}
+	return nil, false
+}
+
+// Cache memoises model lineage by a content hash of (dialect, compiled
+// SQL, upstream relations and their columns). It is safe for concurrent use.
+type Cache struct {
+	seed   maphash.Seed
+	mu     sync.RWMutex
+	m      map[uint64]*ModelLineage
+	hits   atomic.Int64
+	misses atomic.Int64
+}
+
+// NewCache returns an empty cache.
+func NewCache() *Cache {
+	return &Cache{seed: maphash.MakeSeed(), m: map[uint64]*ModelLineage{}}
+}
+
+// Len returns the number of cached models.
+func (c *Cache) Len() int {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return len(c.m)
+}
+
+func (c *Cache) get(k uint64) (*ModelLineage, bool) {
+	c.mu.RLock()
+	v, ok := c.m[k]
+	c.mu.RUnlock()
+	return v, ok
+}
+
+func (c *Cache) put(k uint64, v *ModelLineage) {
+	c.mu.Lock()
+	c.m[k] = v
+	c.mu.Unlock()
+}
+
+// ProjectStats summarises an AnalyzeProject run.
+type ProjectStats struct {
+	Models   int            `json:"models"`
+	Opaque   int            `json:"opaque"`
+	Analyzed int            `json:"analyzed"`
+	Cached   int            `json:"cached"`
+	Reasons  map[string]int `json:"opaque_reasons"`
+}
+
+// ProjectLineage is column lineage for every model of a project.
+type ProjectLineage struct {
+	Dialect string                   `json:"dialect"`
+	Models  map[string]*ModelLineage `json:"models"`
+	// Waves are the models in dependency order; models in one wave do not
+	// depend on each other.
+	Waves [][]string   `json:"waves"`
+	Stats ProjectStats `json:"stats"`
+
+	children map[string][]string
+	once     sync.Once
+	idx      *graphIndex
+}
+
+// relIndex matches relation names written in SQL to manifest nodes.
+type relIndex struct {
+	full  map[string]string // db.schema.alias and relation_name
+	short map[string][]string
+}
+
+func relKeys(n *dbt.Node) []string {
+	var keys []string
+	if n.RelationName != "" {
+		keys = append(keys, normRel(n.RelationName))
+	}
+	id := n.RelationIdentifier()
+	if n.Database != "" && n.Schema != "" {
+		keys = append(keys, normRel(n.Database+"."+n.Schema+"."+id))
+	}
+	if n.Schema != "" {
+		keys = append(keys, normRel(n.Schema+"."+id))
+	}
+	return keys
+}
+
+func newRelIndex(m *dbt.Manifest) *relIndex {
+	ri := &relIndex{full: map[string]string{}, short: map[string][]string{}}
+	ids := make([]string, 0, len(m.AllNodes()))
+	for id := range m.AllNodes() {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		n := m.AllNodes()[id]
+		switch n.ResourceType {
+		case dbt.Model, dbt.Seed, dbt.Snapshot, dbt.Source:
+		default:
+			continue
+		}
+		for _, k := range relKeys(n) {
+			if _, ok := ri.full[k]; !ok {
+				ri.full[k] = id
+			}
+		}
+		s := strings.ToLower(n.RelationIdentifier())
+		ri.short[s] = append(ri.short[s], id)
+	}
+	return ri
+}
+
+// match finds the node for a relation as written, preferring parents.
+func (ri *relIndex) match(written string, parents []upstream) string {
+	w := normRel(written)
+	for _, u := range parents {
+		for _, k := range u.keys {
+			if k == w || strings.HasSuffix(k, "."+w) {
+				return u.id
+			}
+		}
+	}
+	if id, ok := ri.full[w]; ok {
+		return id
+	}
+	last := w
+	if i := strings.LastIndexByte(w, '.'); i >= 0 {
+		last = w[i+1:]
+	}
+	if ids := ri.short[last]; len(ids) == 1 {
+		return ids[0]
+	}
+	return ""
+}
+
+// AnalyzeProject computes column lineage for every model in env, in
+// dependency waves, in parallel. Upstream schemas come from the catalog
+// when it lists the relation, else from the upstream model's resolved
+// outputs, else from YAML-documented columns. A nil cache disables reuse.
+func AnalyzeProject(ctx context.Context, env *dbt.Env, cache *Cache) (*ProjectLineage, error) {
+	if env == nil || env.Manifest == nil {
+		return nil, fmt.Errorf("analyze project lineage: no manifest loaded; run dbt compile (or dbt build) first")
+	}
+	if cache == nil {
+		cache = NewCache()
+	}
+	m := env.Manifest
+	dialect := sqlparse.LookupDialect(m.Metadata.AdapterType).Name
+	pl := &ProjectLineage{Dialect: dialect, Models: map[string]*ModelLineage{}, children: map[string][]string{},
+		Stats: ProjectStats{Reasons: map[string]int{}}}
+	ri := newRelIndex(m)
+
+	var models []string
+	for id, n := range m.Nodes {
+		if n.ResourceType == dbt.Model && n.Enabled() {
+			models = append(models, id)
+		}
+	}
+	sort.Strings(models)
+	isModel := make(map[string]bool, len(models))
+	for _, id := range models {
+		isModel[id] = true
+	}
+	for _, id := range models {
+		for _, p := range m.Nodes[id].DependsOn.Nodes {
+			pl.children[p] = append(pl.children[p], id)
+		}
+	}
+	pl.Waves = waves(m, models, isModel)
+
+	var mu sync.Mutex
+	workers := runtime.GOMAXPROCS(0)
+	for _, wave := range pl.Waves {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("analyze project lineage: %w", err)
+		}
+		results := make([]*ModelLineage, len(wave))
+		cached := make([]bool, len(wave))
+		var next atomic.Int64
+		var wg sync.WaitGroup
+		n := workers
+		if n > len(wave) {
+			n = len(wave)
+		}
+		for w := 0; w < n; w++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for {
+					i := int(next.Add(1) - 1)
+					if i >= len(wave) || ctx.Err() != nil {
+						return
+					}
+					mu.Lock()
+					// Reading finished waves needs no lock for writes in this
+					// wave, but the map itself is shared.
+					up := upstreamView(pl.Models, m.Nodes[wave[i]])
+					mu.Unlock()
+					results[i], cached[i] = analyzeModel(env, m.Nodes[wave[i]], dialect, ri, up, cache)
+				}
+			}()
+		}
+		wg.Wait()
+		mu.Lock()
+		for i, id := range wave {
+			if results[i] == nil {
+				continue
+			}
+			pl.Models[id] = results[i]
+			if cached[i] {
+				pl.Stats.Cached++
+			} else {
+				pl.Stats.Analyzed++
+			}
+			if results[i].Opaque {
+				pl.Stats.Opaque++
+				pl.Stats.Reasons[reasonClass(results[i].OpaqueReason)]++
+			}
+		}
+		mu.Unlock()
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("analyze project lineage: %w", err)
+	}
+	pl.Stats.Models = len(pl.Models)
+	return pl, nil
+}
+
+// reasonClass shortens an opaque reason to its category for statistics.
+func reasonClass(r string) string {
+	if i := strings.IndexByte(r, ':'); i > 0 {
+		return r[:i]
+	}
+	return r
+}
+
+func upstreamView(done map[string]*ModelLineage, n *dbt.Node) map[string]*ModelLineage {
+	out := make(map[string]*ModelLineage, len(n.DependsOn.Nodes))
+	for _, p := range n.DependsOn.Nodes {
+		if ml, ok := done[p]; ok {
+			out[p] = ml
+		}
+	}
+	return out
+}
+
+// waves orders models so every model comes after the models it reads.
+func waves(m *dbt.Manifest, models []string, isModel map[string]bool) [][]string {
+	indeg := make(map[string]int, len(models))
+	kids := map[string][]string{}
+	for _, id := range models {
+		seen := map[string]bool{}
+		for _, p := range m.Nodes[id].DependsOn.Nodes {
+			if isModel[p] && p != id && !seen[p] {
+				seen[p] = true
+				indeg[id]++
+				kids[p] = append(kids[p], id)
+			}
+		}
+	}
+	var cur []string
+	for _, id := range models {
+		if indeg[id] == 0 {
+			cur = append(cur, id)
+		}
+	}
+	var out [][]string
+	placed := 0
+	for len(cur) > 0 {
+		sort.Strings(cur)
+		out = append(out, cur)
+		placed += len(cur)
+		var nxt []string
+		for _, id := range cur {
+			for _, k := range kids[id] {
+				indeg[k]--
+				if indeg[k] == 0 {
+					nxt = append(nxt, k)
+				}
+			}
+		}
+		cur = nxt
+	}
+	if placed < len(models) {
+		// A cycle: analyse the rest last rather than dropping it.
+		var rest []string
+		for _, id := range models {
+			if indeg[id] > 0 {
+				rest = append(rest, id)
+			}
+		}
+		out = append(out, rest)
+	}
+	return out
+}
+
+type upstream struct {
+	id   string
+	keys []string
+	cols []string
+}
+
+func analyzeModel(env *dbt.Env, n *dbt.Node, dialect string, ri *relIndex, done map[string]*ModelLineage, cache *Cache) (*ModelLineage, bool) {
+	base := &ModelLineage{UniqueID: n.UniqueID, Name: n.Name, Dialect: dialect, Columns: []ModelColumn{}, RowDeps: []ColumnDep{}, Parents: []string{}}
+	switch {
+	case strings.EqualFold(n.Language, "python"):
+		base.Opaque, base.OpaqueReason = true, "python model: lineage is not derived from Python code"
+		return finish(base), false
+	case strings.TrimSpace(n.CompiledCode) == "":
+		base.Opaque, base.OpaqueReason = true, "no compiled SQL: run dbt compile to produce compiled_code"
+		return finish(base), false
+	}
+	ups := make([]upstream, 0, len(n.DependsOn.Nodes))
+	var h maphash.Hash
+	h.SetSeed(cache.seed)
+	h.WriteString(dialect)
+	h.WriteByte(0)
+	h.WriteString(n.UniqueID)
+	h.WriteByte(0)
+	h.WriteString(n.CompiledCode)
+	for _, pid := range n.DependsOn.Nodes {
+		pn, ok := env.Manifest.Node(pid)
+		if !ok {
+			continue
+		}
+		u := upstream{id: pid, keys: relKeys(pn)}
+		if cc := catalogColumns(env, pid); cc != nil {
+			u.cols = cc
+		} else if ml, ok := done[pid]; ok {
+			for _, c := range ml.Columns {
+				if c.Name != "*" {
+					u.cols = append(u.cols, c.Name)
+				}
+			}
+			if ml.Opaque && hasStar(ml) {
+				u.cols = nil
+			}
+		} else {
+			for _, c := range env.Columns(pid) {
+				u.cols = append(u.cols, c.Name)
+			}
+		}
+		h.WriteByte(1)
+		h.WriteString(pid)
+		for _, k := range u.keys {
+			h.WriteByte(2)
+			h.WriteString(k)
+		}
+		for _, c := range u.cols {
+			h.WriteByte(3)
+			h.WriteString(c)
+		}
+		ups = append(ups, u)
+	}
+	key := h.Sum64()
+	if v, ok := cache.get(key); ok {
+		cache.hits.Add(1)
+		return v, true
+	}
+	cache.misses.Add(1)
+	ml := analyzeModelSQL(base, n, dialect, ri, ups)
+	cache.put(key, ml)
+	return ml, false
+}
+
+func hasStar(ml *ModelLineage) bool {
+	for _, c := range ml.Columns {
+		if c.Name == "*" {
+			return true
+		}
+	}
+	return false
+}
+
+func catalogColumns(env *dbt.Env, id string) []string {
+	ce, ok := env.Catalog.Entry(id)
+	if !ok || len(ce.Columns) == 0 {
+		return nil
+	}
+	cols := ce.SortedColumns()
+	out := make([]string, len(cols))
+	for i, c := range cols {
+		out[i] = c.Name
+	}
+	return out
+}
+
+func analyzeModelSQL(ml *ModelLineage, n *dbt.Node, dialect string, ri *relIndex, ups []upstream) *ModelLineage {
+	schema := Schema{}
+	for _, u := range ups {
+		if len(u.keys) > 0 && len(u.cols) > 0 {
+			schema[u.keys[0]] = u.cols
+		}
+	}
+	matchMemo := map[string]string{}
+	match := func(table string) string {
+		if id, ok := matchMemo[table]; ok {
+			return id
+		}
+		id := ri.match(table, ups)
+		matchMemo[table] = id
+		return id
+	}
+	canon := func(table string) string {
+		if id := match(table); id != "" {
+			return id
+		}
+		return normRel(table)
+	}
+	d := sqlparse.LookupDialect(dialect)
+	q, err := sqlparse.Parse(d, n.CompiledCode)
+	if err != nil {
+		ml.Opaque, ml.OpaqueReason = true, "unparseable SQL: "+err.Error()
+		ml.Structure = &ModelStructure{Unparseable: true, ParseError: err.Error()}
+		ml.Structure.normalize()
+		return finish(ml)
+	}
+	ql := analyzeParsed(d, q, schema, canon)
+	ml.Opaque, ml.OpaqueReason = ql.Opaque, ql.OpaqueReason
+	ml.RowDigest = ql.RowDigest
+	ml.Structure = ql.Structure
+	seenParent := map[string]bool{}
+	conv := func(r ColumnRef) ColumnDep {
+		cd := ColumnDep{Column: r.Column, Confidence: r.Confidence}
+		if id := match(r.Table); id != "" {
+			cd.Node = id
+		} else {
+			cd.Relation = r.Table
+		}
+		return cd
+	}
+	for _, t := range ql.Tables {
+		if id := match(t); id != "" {
+			if !seenParent[id] {
+				seenParent[id] = true
+				ml.Parents = append(ml.Parents, id)
+			}
+		} else {
+			ml.Unmatched = append(ml.Unmatched, t)
+		}
+	}
+	for _, c := range ql.Columns {
+		mc := ModelColumn{Name: c.Name, Kind: c.Kind, Digest: c.Digest, Deps: make([]ColumnDep, 0, len(c.Deps))}
+		for _, r := range c.Deps {
+			mc.Deps = append(mc.Deps, conv(r))
+		}
+		ml.Columns = append(ml.Columns, mc)
+	}
+	for _, r := range ql.RowDeps {
+		ml.RowDeps = append(ml.RowDeps, conv(r))
+	}
+	return finish(ml)
+}
+
+func finish(ml *ModelLineage) *ModelLineage {
+	if ml.Structure == nil {
+		ml.Structure = (&ModelStructure{}).normalize()
+	}
+	return ml
+}

@@ -1,0 +1,1625 @@
+package cll
+
+import (
+	"fmt"
+	"hash/fnv"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/ripple-data/ripple/internal/sqlparse"
+)
+
+func equalFold(a, b string) bool { return strings.EqualFold(a, b) }
+
+// dep is a physical column reached by lineage.
+type dep struct {
+	table, col string
+	conf       Confidence
+}
+
+// lin is the lineage of one column of a relation.
+type lin struct {
+	deps []dep
+	kind Kind
+	// orig is the physical column name when kind is passthrough/renamed,
+	// so that a later alias can be classified as a rename.
+	orig   string
+	digest string
+}
+
+// relation is a resolved FROM item or query result.
+type relation struct {
+	name     string // display name of a physical relation
+	physical bool
+	cols     []rcol
+	// open relations are physical tables without a schema: any column
+	// name is accepted as written.
+	open bool
+	// anyCol answers every name (table functions like UNNEST/FLATTEN,
+	// whose element fields are not known).
+	anyCol *lin
+	// starFrom lists open relations whose columns flow through an
+	// unexpanded star, so that outer queries can still name them.
+	starFrom  []*relation
+	rowDeps   []dep
+	rowDigest string
+	digest    func(table, col string) string
+}
+
+type rcol struct {
+	name string
+	l    *lin
+}
+
+func (r *relation) find(name string) (*lin, bool) {
+	for i := range r.cols {
+		if equalFold(r.cols[i].name, name) {
+			return r.cols[i].l, true
+		}
+	}
+	return nil, false
+}
+
+// lookupWeak resolves a name the relation does not list explicitly.
+func (r *relation) lookupWeak(name string) (*lin, Confidence, bool) {
+	if r.anyCol != nil {
+		return r.anyCol, Exact, true
+	}
+	if r.open {
+		d := hashStr("col:" + strings.ToLower(r.name+"."+name))
+		if r.digest != nil {
+			d = r.digest(r.name, name)
+		}
+		return &lin{deps: []dep{{table: r.name, col: name, conf: Exact}}, kind: KindPassthrough, orig: name, digest: d}, Exact, true
+	}
+	for _, s := range r.starFrom {
+		if l, c, ok := s.lookupWeak(name); ok {
+			if len(r.starFrom) > 1 {
+				c = Inferred
+			}
+			return l, c, true
+		}
+	}
+	return nil, "", false
+}
+
+func (r *relation) isKnown() bool { return !r.open && r.anyCol == nil && len(r.starFrom) == 0 }
+
+// source is a relation in a FROM scope.
+type source struct {
+	alias   string
+	name    []string // table name parts for physical/CTE refs
+	rel     *relation
+	usingOf map[string]bool
+}
+
+type scope struct {
+	sources []*source
+	parent  *scope
+	// using maps an unqualified USING/NATURAL column to its merged lineage.
+	using map[string]*lin
+	// items are the select list resolved so far (lateral aliases).
+	items   []rcol
+	windows map[string]*sqlparse.WindowSpec
+	env     *cteEnv
+}
+
+type cteDef struct {
+	name      string
+	cte       *sqlparse.CTE
+	env       *cteEnv
+	recursive bool
+	rel       *relation
+	resolving bool
+}
+
+type cteEnv struct {
+	defs   map[string]*cteDef
+	parent *cteEnv
+}
+
+func (e *cteEnv) lookup(name string) *cteDef {
+	for ; e != nil; e = e.parent {
+		if d, ok := e.defs[strings.ToLower(name)]; ok {
+			return d
+		}
+	}
+	return nil
+}
+
+// analyzer holds per-query state.
+type analyzer struct {
+	d          sqlparse.Dialect
+	schema     map[string][]string // lower-cased key -> columns
+	schemaKeys []string
+	tables     []string
+	tableSeen  map[string]bool
+	unresolved []string
+	opaque     []string
+	st         *ModelStructure
+	depth      int
+	// canon names a physical relation in digests. Project analysis maps
+	// relations to node ids so that digests survive a change of target
+	// schema between builds.
+	canon func(table string) string
+}
+
+func (a *analyzer) colDigest(table, col string) string {
+	t := strings.ToLower(table)
+	if a.canon != nil {
+		t = a.canon(table)
+	}
+	return hashStr("col:" + t + "." + strings.ToLower(col))
+}
+
+func newAnalyzer(d sqlparse.Dialect, schema Schema) *analyzer {
+	a := &analyzer{d: d, schema: map[string][]string{}, tableSeen: map[string]bool{}, st: &ModelStructure{}}
+	for k, v := range schema {
+		nk := normRel(k)
+		a.schema[nk] = v
+		a.schemaKeys = append(a.schemaKeys, nk)
+	}
+	sort.Strings(a.schemaKeys)
+	return a
+}
+
+// normRel lower-cases a relation name and strips identifier quotes.
+func normRel(s string) string {
+	s = strings.NewReplacer(`"`, "", "`", "", "[", "", "]", "").Replace(s)
+	return strings.ToLower(strings.TrimSpace(s))
+}
+
+func hashStr(s string) string {
+	h := fnv.New64a()
+	h.Write([]byte(s))
+	return strconv.FormatUint(h.Sum64(), 16)
+}
+
+func (a *analyzer) lookupSchema(name string) ([]string, bool) {
+	n := normRel(name)
+	if cols, ok := a.schema[n]; ok {
+		return cols, true
+	}
+	// Names may be written shorter or longer than the schema key.
+	var found []string
+	hits := 0
+	for _, k := range a.schemaKeys {
+		if strings.HasSuffix(k, "."+n) || strings.HasSuffix(n, "."+k) {
+			found = a.schema[k]
+			hits++
+		}
+	}
+	if hits == 1 {
+		return found, true
+	}
+	return nil, false
+}
+
+func (a *analyzer) foldCol(c string) string {
+	if a.d.Fold == sqlparse.FoldNone {
+		return c
+	}
+	if strings.ToLower(c) == c || strings.ToUpper(c) == c {
+		return a.d.FoldIdent(c)
+	}
+	return c
+}
+
+// ---- queries ----
+
+func (a *analyzer) query(q *sqlparse.Query, env *cteEnv, outer *scope) *relation {
+	a.depth++
+	defer func() { a.depth-- }()
+	if a.depth > 200 {
+		a.opaque = append(a.opaque, "query nested too deeply")
+		return &relation{}
+	}
+	if q.With != nil && len(q.With.CTEs) > 0 {
+		a.st.HasCTE = true
+		for _, c := range q.With.CTEs {
+			ne := &cteEnv{defs: map[string]*cteDef{}, parent: env}
+			def := &cteDef{name: c.Name, cte: c, recursive: q.With.Recursive}
+			ne.defs[strings.ToLower(c.Name)] = def
+			// A non-recursive CTE cannot see itself: a CTE named like a
+			// table reads the table.
+			if q.With.Recursive {
+				def.env = ne
+			} else {
+				def.env = env
+			}
+			a.st.CTENames = append(a.st.CTENames, c.Name)
+			env = ne
+		}
+	}
+	if sel, ok := q.Body.(*sqlparse.Select); ok {
+		return a.selectBlock(sel, env, outer, q.OrderBy)
+	}
+	rel := a.body(q.Body, env, outer)
+	if len(q.OrderBy) > 0 {
+		sc := &scope{parent: outer}
+		sc.sources = []*source{{rel: rel}}
+		sc.items = rel.cols
+		var deps []dep
+		var parts []string
+		for _, o := range q.OrderBy {
+			deps = append(deps, a.rowExprDeps(o.Expr, sc, rel.cols, true)...)
+			parts = append(parts, a.digestExpr(o.Expr, sc))
+			a.st.OrderBy = append(a.st.OrderBy, sqlparse.Format(o.Expr))
+		}
+		out := *rel
+		out.rowDeps = append(append([]dep(nil), rel.rowDeps...), deps...)
+		out.rowDigest = hashStr(rel.rowDigest + "|order:" + strings.Join(parts, ","))
+		return &out
+	}
+	return rel
+}
+
+func (a *analyzer) body(b sqlparse.QueryBody, env *cteEnv, outer *scope) *relation {
+	switch x := b.(type) {
+	case *sqlparse.Select:
+		return a.selectBlock(x, env, outer, nil)
+	case *sqlparse.Query:
+		return a.query(x, env, outer)
+	case *sqlparse.SetOp:
+		return a.setOp(x, env, outer)
+	case *sqlparse.Values:
+		return a.values(x, nil)
+	}
+	return &relation{}
+}
+
+func (a *analyzer) values(v *sqlparse.Values, names []string) *relation {
+	rel := &relation{}
+	if len(v.Rows) == 0 {
+		return rel
+	}
+	n := len(v.Rows[0])
+	for i := 0; i < n; i++ {
+		name := "column" + strconv.Itoa(i+1)
+		if i < len(names) {
+			name = names[i]
+		}
+		rel.cols = append(rel.cols, rcol{name: name, l: &lin{kind: KindSource, digest: hashStr("values:" + name)}})
+	}
+	return rel
+}
+
+func (a *analyzer) setOp(s *sqlparse.SetOp, env *cteEnv, outer *scope) *relation {
+	left := a.body(s.Left, env, outer)
+	right := a.body(s.Right, env, outer)
+	return a.mergeSet(s, left, right)
+}
+
+func mergeLin(ls ...*lin) *lin {
+	out := &lin{}
+	var ds []string
+	for _, l := range ls {
+		if l == nil {
+			continue
+		}
+		out.deps = append(out.deps, l.deps...)
+		ds = append(ds, l.digest)
+	}
+	out.deps = dedupDeps(out.deps)
+	out.kind = KindDerived
+	if len(out.deps) == 0 {
+		out.kind = KindSource
+	}
+	out.digest = hashStr("set:" + strings.Join(ds, ","))
+	return out
+}
+
+func (a *analyzer) mergeSet(s *sqlparse.SetOp, left, right *relation) *relation {
+	out := &relation{}
+	if s.ByName {
+		var names []string
+		seen := map[string]bool{}
+		for _, r := range []*relation{left, right} {
+			for _, c := range r.cols {
+				if !seen[strings.ToLower(c.name)] {
+					seen[strings.ToLower(c.name)] = true
+					names = append(names, c.name)
+				}
+			}
+		}
+		for _, n := range names {
+			l1, _ := left.find(n)
+			l2, _ := right.find(n)
+			out.cols = append(out.cols, rcol{name: n, l: mergeLin(l1, l2)})
+		}
+	} else {
+		for i, c := range left.cols {
+			var r *lin
+			if i < len(right.cols) {
+				r = right.cols[i].l
+			}
+			out.cols = append(out.cols, rcol{name: c.name, l: mergeLin(c.l, r)})
+		}
+	}
+	out.starFrom = append(append([]*relation(nil), left.starFrom...), right.starFrom...)
+	if left.open {
+		out.starFrom = append(out.starFrom, left)
+	}
+	out.rowDeps = append(append([]dep(nil), left.rowDeps...), right.rowDeps...)
+	out.rowDigest = hashStr(s.Op + strconv.FormatBool(s.All) + "|" + left.rowDigest + "|" + right.rowDigest)
+	return out
+}
+
+func (a *analyzer) cteRelation(def *cteDef, outer *scope) *relation {
+	if def.rel != nil {
+		return def.rel
+	}
+	if def.resolving {
+		// Recursive reference before the anchor is known.
+		return &relation{}
+	}
+	def.resolving = true
+	defer func() { def.resolving = false }()
+	q := def.cte.Query
+	if def.recursive {
+		if so, ok := q.Body.(*sqlparse.SetOp); ok && q.With == nil {
+			anchor := a.body(so.Left, def.env, nil)
+			def.rel = renameCols(anchor, def.cte.Columns)
+			// Two rounds let the recursive branch see its own derived columns.
+			for i := 0; i < 2; i++ {
+				right := a.body(so.Right, def.env, nil)
+				def.rel = renameCols(a.mergeSet(so, anchor, right), def.cte.Columns)
+			}
+			return def.rel
+		}
+	}
+	rel := a.query(q, def.env, nil)
+	def.rel = renameCols(rel, def.cte.Columns)
+	return def.rel
+}
+
+func renameCols(r *relation, names []string) *relation {
+	if len(names) == 0 {
+		return r
+	}
+	out := *r
+	out.cols = append([]rcol(nil), r.cols...)
+	for i := range out.cols {
+		if i < len(names) {
+			out.cols[i].name = names[i]
+		}
+	}
+	for i := len(out.cols); i < len(names); i++ {
+		out.cols = append(out.cols, rcol{name: names[i], l: &lin{kind: KindSource}})
+	}
+	return &out
+}
+
+// ---- SELECT ----
+
+type exprCtx struct {
+	sc *scope
+	// aliases are select-list outputs usable by name (lateral aliases,
+	// HAVING/QUALIFY/ORDER BY aliases).
+	aliases []rcol
+	// aliasFirst makes output aliases win over source columns (ORDER BY).
+	aliasFirst bool
+	lambda     map[string]bool
+	// subRow collects row deps of subqueries when resolving a row clause.
+	row bool
+}
+
+func (a *analyzer) selectBlock(s *sqlparse.Select, env *cteEnv, outer *scope, orderBy []sqlparse.OrderItem) *relation {
+	sc := &scope{parent: outer, windows: s.Windows, env: env}
+	out := &relation{}
+	var rowParts []string
+	for _, te := range s.From {
+		a.addTable(te, sc, env, out, &rowParts)
+	}
+	if s.Distinct {
+		a.st.Distinct = true
+		rowParts = append(rowParts, "distinct")
+	}
+	for _, e := range s.DistinctOn {
+		out.rowDeps = append(out.rowDeps, a.rowExprDeps(e, sc, nil, false)...)
+		rowParts = append(rowParts, "don:"+a.digestExpr(e, sc))
+	}
+	// Select list.
+	var aggItems []bool
+	for _, it := range s.Items {
+		if it.Star != nil {
+			for _, c := range a.expandStar(it.Star, sc, env, out) {
+				sc.items = append(sc.items, c)
+				aggItems = append(aggItems, false)
+			}
+			continue
+		}
+		ctx := &exprCtx{sc: sc, aliases: sc.items}
+		l := a.exprLin(it.Expr, ctx)
+		name := it.Alias
+		if name == "" {
+			name = a.exprName(it.Expr)
+		}
+		l = classify(it.Expr, l, name)
+		sc.items = append(sc.items, rcol{name: name, l: l})
+		aggItems = append(aggItems, hasAggregate(it.Expr))
+		a.collectAggs(it.Expr)
+	}
+	out.cols = sc.items
+	if s.Where != nil {
+		out.rowDeps = append(out.rowDeps, a.rowExprDeps(s.Where, sc, sc.items, false)...)
+		rowParts = append(rowParts, "where:"+a.digestExpr(s.Where, sc))
+		a.st.Filters = append(a.st.Filters, sqlparse.Format(s.Where))
+	}
+	if s.GroupByAll {
+		for i, c := range sc.items {
+			if !aggItems[i] {
+				out.rowDeps = append(out.rowDeps, c.l.deps...)
+				rowParts = append(rowParts, "group:"+c.l.digest)
+				a.st.GroupBy = append(a.st.GroupBy, c.name)
+			}
+		}
+	}
+	for _, g := range s.GroupBy {
+		out.rowDeps = append(out.rowDeps, a.rowExprDeps(g, sc, sc.items, false)...)
+		rowParts = append(rowParts, "group:"+a.digestExpr(g, sc))
+		a.st.GroupBy = append(a.st.GroupBy, sqlparse.Format(g))
+	}
+	if s.Having != nil {
+		out.rowDeps = append(out.rowDeps, a.rowExprDeps(s.Having, sc, sc.items, false)...)
+		rowParts = append(rowParts, "having:"+a.digestExpr(s.Having, sc))
+		a.st.Having = append(a.st.Having, sqlparse.Format(s.Having))
+	}
+	if s.Qualify != nil {
+		out.rowDeps = append(out.rowDeps, a.rowExprDeps(s.Qualify, sc, sc.items, false)...)
+		rowParts = append(rowParts, "qualify:"+a.digestExpr(s.Qualify, sc))
+		a.st.QualifyFilters = append(a.st.QualifyFilters, sqlparse.Format(s.Qualify))
+	}
+	for _, o := range orderBy {
+		out.rowDeps = append(out.rowDeps, a.rowExprDeps(o.Expr, sc, sc.items, true)...)
+		rowParts = append(rowParts, "order:"+a.digestExpr(o.Expr, sc))
+		a.st.OrderBy = append(a.st.OrderBy, sqlparse.Format(o.Expr))
+	}
+	sort.Strings(rowParts)
+	out.rowDigest = hashStr(strings.Join(rowParts, "|"))
+	return out
+}
+
+// classify sets the kind of a select item from its expression.
+func classify(e sqlparse.Expr, l *lin, name string) *lin {
+	out := *l
+	if isBareColumn(e) {
+		if l.kind == KindPassthrough || l.kind == KindRenamed {
+			if equalFold(l.orig, name) {
+				out.kind = KindPassthrough
+			} else {
+				out.kind = KindRenamed
+			}
+		}
+		return &out
+	}
+	switch {
+	case len(l.deps) == 0:
+		out.kind = KindSource
+	case hasAggregate(e):
+		out.kind = KindAggregate
+	default:
+		out.kind = KindDerived
+	}
+	out.orig = ""
+	return &out
+}
+
+func isBareColumn(e sqlparse.Expr) bool {
+	_, ok := e.(*sqlparse.ColumnRef)
+	return ok
+}
+
+func (a *analyzer) exprName(e sqlparse.Expr) string {
+	switch x := e.(type) {
+	case *sqlparse.ColumnRef:
+		return x.Name.Last()
+	case *sqlparse.Access:
+		if x.Op == "." || x.Op == ":" {
+			return a.d.FoldIdent(x.Field)
+		}
+		return a.exprName(x.Expr)
+	case *sqlparse.Cast:
+		if x.Func == "::" {
+			return a.exprName(x.Expr)
+		}
+	case *sqlparse.Literal:
+		return x.Value
+	}
+	return strings.ToLower(sqlparse.Format(e))
+}
+
+// ---- FROM ----
+
+func (a *analyzer) addSource(sc *scope, src *source, out *relation, rowParts *[]string) {
+	sc.sources = append(sc.sources, src)
+	out.rowDeps = append(out.rowDeps, src.rel.rowDeps...)
+	if src.rel.rowDigest != "" {
+		*rowParts = append(*rowParts, "src:"+src.rel.rowDigest)
+	}
+}
+
+func (a *analyzer) addTable(te sqlparse.TableExpr, sc *scope, env *cteEnv, out *relation, rowParts *[]string) {
+	switch x := te.(type) {
+	case *sqlparse.Join:
+		a.addTable(x.Left, sc, env, out, rowParts)
+		before := len(sc.sources)
+		a.addTable(x.Right, sc, env, out, rowParts)
+		right := sc.sources[before:]
+		left := sc.sources[:before]
+		jt := x.Type
+		if x.Natural {
+			jt = "NATURAL " + jt
+		}
+		*rowParts = append(*rowParts, "join:"+jt)
+		info := JoinInfo{JoinType: jt}
+		if len(right) > 0 {
+			info.Table = right[0].display()
+		}
+		using := x.Using
+		if x.Natural {
+			using = commonColumns(left, right)
+		}
+		if x.On != nil {
+			out.rowDeps = append(out.rowDeps, a.rowExprDeps(x.On, sc, nil, false)...)
+			*rowParts = append(*rowParts, "on:"+a.digestExpr(x.On, sc))
+			info.Condition = sqlparse.Format(x.On)
+		}
+		if len(using) > 0 {
+			if sc.using == nil {
+				sc.using = map[string]*lin{}
+			}
+			for _, u := range using {
+				var ls []*lin
+				for _, side := range [][]*source{left, right} {
+					for _, s := range side {
+						if l, ok := s.rel.find(u); ok {
+							ls = append(ls, l)
+							break
+						}
+						if l, _, ok := s.rel.lookupWeak(u); ok {
+							ls = append(ls, l)
+							break
+						}
+					}
+				}
+				for _, l := range ls {
+					out.rowDeps = append(out.rowDeps, l.deps...)
+				}
+				m := mergeLin(ls...)
+				m.kind = KindPassthrough
+				m.orig = u
+				if len(ls) > 0 && ls[0].orig != "" {
+					m.orig = ls[0].orig
+				}
+				sc.using[strings.ToLower(u)] = m
+				for _, s := range append(append([]*source(nil), left...), right...) {
+					if s.usingOf == nil {
+						s.usingOf = map[string]bool{}
+					}
+					s.usingOf[strings.ToLower(u)] = true
+				}
+				*rowParts = append(*rowParts, "using:"+m.digest)
+			}
+			info.Condition = "USING (" + strings.Join(using, ", ") + ")"
+		}
+		a.st.Joins = append(a.st.Joins, info)
+	case *sqlparse.ParenTable:
+		a.addTable(x.Inner, sc, env, out, rowParts)
+	case *sqlparse.TableRef:
+		a.addSource(sc, a.tableRef(x, env), out, rowParts)
+	case *sqlparse.DerivedTable:
+		a.st.HasSubquery = true
+		var lat *scope
+		if x.Lateral {
+			lat = sc
+		} else {
+			lat = sc.parent
+		}
+		rel := renameCols(a.query(x.Query, env, lat), x.ColAliases)
+		a.addSource(sc, &source{alias: x.Alias, rel: rel}, out, rowParts)
+	case *sqlparse.TableFunc:
+		a.addSource(sc, a.tableFunc(x, sc), out, rowParts)
+	case *sqlparse.ValuesTable:
+		a.addSource(sc, &source{alias: x.Alias, rel: a.values(x.Values, x.ColAliases)}, out, rowParts)
+	case *sqlparse.Pivot:
+		a.addSource(sc, a.pivot(x, sc, env), out, rowParts)
+	case *sqlparse.Unpivot:
+		a.addSource(sc, a.unpivot(x, sc, env), out, rowParts)
+	}
+}
+
+func (s *source) display() string {
+	if len(s.name) > 0 {
+		return strings.Join(s.name, ".")
+	}
+	return s.alias
+}
+
+func commonColumns(left, right []*source) []string {
+	var out []string
+	for _, r := range right {
+		for _, c := range r.rel.cols {
+			for _, l := range left {
+				if _, ok := l.rel.find(c.name); ok {
+					out = append(out, c.name)
+					break
+				}
+			}
+		}
+	}
+	return out
+}
+
+func (a *analyzer) tableRef(t *sqlparse.TableRef, env *cteEnv) *source {
+	if len(t.Name.Parts) == 1 {
+		if def := env.lookup(t.Name.Parts[0]); def != nil {
+			rel := a.cteRelation(def, nil)
+			rel = renameCols(rel, t.ColAliases)
+			return &source{alias: t.Alias, name: t.Name.Parts, rel: rel}
+		}
+	}
+	name := t.Name.String()
+	if !a.tableSeen[strings.ToLower(name)] {
+		a.tableSeen[strings.ToLower(name)] = true
+		a.tables = append(a.tables, name)
+		a.st.Refs = append(a.st.Refs, name)
+	}
+	rel := &relation{name: name, physical: true, digest: a.colDigest}
+	if cols, ok := a.lookupSchema(name); ok && len(cols) > 0 {
+		for _, c := range cols {
+			fc := a.foldCol(c)
+			rel.cols = append(rel.cols, rcol{name: fc, l: &lin{deps: []dep{{table: name, col: fc, conf: Exact}}, kind: KindPassthrough, orig: fc, digest: a.colDigest(name, fc)}})
+		}
+	} else {
+		rel.open = true
+	}
+	rel = renameCols(rel, t.ColAliases)
+	return &source{alias: t.Alias, name: t.Name.Parts, rel: rel}
+}
+
+// elementFuncs are table functions whose rows are elements of their
+// arguments; everything else in FROM position is opaque.
+var elementFuncs = map[string]bool{
+	"UNNEST": true, "FLATTEN": true, "EXPLODE": true, "EXPLODE_OUTER": true, "POSEXPLODE": true, "POSEXPLODE_OUTER": true,
+	"INLINE": true, "INLINE_OUTER": true, "GENERATE_SERIES": true, "GENERATE_DATE_ARRAY": true, "GENERATE_TIMESTAMP_ARRAY": true,
+	"GENERATE_ARRAY": true, "RANGE": true, "JSON_EACH": true, "JSONB_EACH": true, "JSON_EACH_TEXT": true, "JSONB_EACH_TEXT": true,
+	"JSON_ARRAY_ELEMENTS": true, "JSONB_ARRAY_ELEMENTS": true, "JSON_ARRAY_ELEMENTS_TEXT": true, "JSONB_ARRAY_ELEMENTS_TEXT": true,
+	"REGEXP_SPLIT_TO_TABLE": true, "STRING_TO_TABLE": true, "SPLIT_TO_TABLE": true, "JSON_TABLE": true, "UNNEST_ARRAY": true,
+	"TABLE": true,
+}
+
+func (a *analyzer) tableFunc(t *sqlparse.TableFunc, sc *scope) *source {
+	f := t.Func
+	// TABLE(FLATTEN(...)) and TABLE(x) wrap the real function.
+	for strings.EqualFold(f.Name.Last(), "TABLE") && len(f.Args) == 1 {
+		inner, ok := f.Args[0].(*sqlparse.Func)
+		if !ok {
+			break
+		}
+		f = inner
+	}
+	fname := strings.ToUpper(f.Name.Last())
+	rel := &relation{}
+	if !elementFuncs[fname] {
+		// A reader like read_csv(...) or a UDTF: treat it as a relation
+		// with unknown columns, named by the call, so that explicit
+		// columns still trace to it. A star over it makes the query opaque.
+		name := strings.ToLower(f.Name.String()) + "(" + strings.ToLower(formatArgs(f)) + ")"
+		rel.name, rel.physical, rel.open, rel.digest = name, true, true, a.colDigest
+		if !a.tableSeen[name] {
+			a.tableSeen[name] = true
+			a.tables = append(a.tables, name)
+		}
+		if len(t.ColAliases) > 0 {
+			for _, c := range t.ColAliases {
+				rel.cols = append(rel.cols, rcol{name: c, l: &lin{deps: []dep{{table: name, col: c, conf: Exact}}, kind: KindPassthrough, orig: c, digest: a.colDigest(name, c)}})
+			}
+			rel.open = false
+		}
+		return &source{alias: t.Alias, name: []string{strings.ToLower(f.Name.Last())}, rel: rel}
+	}
+	ctx := &exprCtx{sc: sc}
+	var deps []dep
+	var parts []string
+	for _, arg := range f.Args {
+		if n, ok := arg.(*sqlparse.Named); ok && !strings.EqualFold(n.Name, "INPUT") {
+			continue
+		}
+		l := a.exprLin(arg, ctx)
+		deps = append(deps, l.deps...)
+		parts = append(parts, l.digest)
+	}
+	el := &lin{deps: dedupDeps(deps), kind: KindDerived, digest: hashStr(fname + "(" + strings.Join(parts, ",") + ")")}
+	if len(el.deps) == 0 {
+		el.kind = KindSource
+	}
+	rel.anyCol = el
+	var names []string
+	switch {
+	case len(t.ColAliases) > 0:
+		names = t.ColAliases
+	case fname == "FLATTEN":
+		names = []string{"SEQ", "KEY", "PATH", "INDEX", "VALUE", "THIS"}
+	case t.Alias != "":
+		names = []string{t.Alias}
+	default:
+		names = []string{strings.ToLower(fname)}
+	}
+	for _, n := range names {
+		rel.cols = append(rel.cols, rcol{name: n, l: el})
+	}
+	if t.WithOffset {
+		on := t.OffsetAlias
+		if on == "" {
+			on = "offset"
+		}
+		rel.cols = append(rel.cols, rcol{name: on, l: &lin{kind: KindSource, digest: hashStr("offset")}})
+	}
+	return &source{alias: t.Alias, rel: rel}
+}
+
+func (a *analyzer) subSource(te sqlparse.TableExpr, sc *scope, env *cteEnv) (*scope, *relation) {
+	sub := &scope{parent: sc.parent, env: env}
+	tmp := &relation{}
+	var parts []string
+	a.addTable(te, sub, env, tmp, &parts)
+	// Collapse the sub-scope into one relation with all its columns.
+	rel := &relation{rowDeps: tmp.rowDeps, rowDigest: hashStr(strings.Join(parts, "|"))}
+	for _, s := range sub.sources {
+		rel.cols = append(rel.cols, s.rel.cols...)
+		if s.rel.open {
+			rel.starFrom = append(rel.starFrom, s.rel)
+		}
+		rel.starFrom = append(rel.starFrom, s.rel.starFrom...)
+		if s.rel.anyCol != nil && rel.anyCol == nil {
+			rel.anyCol = s.rel.anyCol
+		}
+	}
+	return sub, rel
+}
+
+func (a *analyzer) pivot(p *sqlparse.Pivot, sc *scope, env *cteEnv) *source {
+	sub, srcRel := a.subSource(p.Source, sc, env)
+	ctx := &exprCtx{sc: sub}
+	var aggDeps, forDeps []dep
+	used := map[string]bool{}
+	var dig []string
+	for _, it := range p.Aggs {
+		l := a.exprLin(it.Expr, ctx)
+		aggDeps = append(aggDeps, l.deps...)
+		dig = append(dig, l.digest)
+		markUsed(it.Expr, used)
+	}
+	for _, e := range p.For {
+		l := a.exprLin(e, ctx)
+		forDeps = append(forDeps, l.deps...)
+		dig = append(dig, l.digest)
+		markUsed(e, used)
+	}
+	rel := &relation{rowDeps: append(append(append([]dep(nil), srcRel.rowDeps...), aggDeps...), forDeps...)}
+	rel.rowDigest = hashStr("pivot:" + srcRel.rowDigest + strings.Join(dig, ","))
+	for _, c := range srcRel.cols {
+		if !used[strings.ToLower(c.name)] {
+			rel.cols = append(rel.cols, c)
+		}
+	}
+	rel.starFrom = srcRel.starFrom
+	vl := &lin{deps: dedupDeps(append(append([]dep(nil), aggDeps...), forDeps...)), kind: KindDerived, digest: hashStr("pv:" + strings.Join(dig, ","))}
+	for _, in := range p.In {
+		base := in.Alias
+		if base == "" {
+			if lit, ok := in.Expr.(*sqlparse.Literal); ok {
+				base = lit.Value
+			} else {
+				base = a.exprName(in.Expr)
+			}
+		}
+		if len(p.Aggs) == 1 || true {
+			if len(p.Aggs) > 1 {
+				for _, ag := range p.Aggs {
+					n := base
+					if ag.Alias != "" {
+						n = base + "_" + ag.Alias
+					}
+					rel.cols = append(rel.cols, rcol{name: n, l: vl})
+				}
+				continue
+			}
+			rel.cols = append(rel.cols, rcol{name: base, l: vl})
+		}
+	}
+	rel = renameCols(rel, p.ColAliases)
+	return &source{alias: p.Alias, rel: rel}
+}
+
+func markUsed(e sqlparse.Expr, used map[string]bool) {
+	walkExpr(e, func(x sqlparse.Expr) {
+		if c, ok := x.(*sqlparse.ColumnRef); ok {
+			used[strings.ToLower(c.Name.Last())] = true
+		}
+	})
+}
+
+func (a *analyzer) unpivot(u *sqlparse.Unpivot, sc *scope, env *cteEnv) *source {
+	sub, srcRel := a.subSource(u.Source, sc, env)
+	ctx := &exprCtx{sc: sub}
+	used := map[string]bool{}
+	k := len(u.ValueCols)
+	valDeps := make([][]dep, k)
+	var all []dep
+	for _, it := range u.In {
+		items := []sqlparse.Expr{it.Expr}
+		if l, ok := it.Expr.(*sqlparse.List); ok {
+			items = l.Items
+		}
+		for j, e := range items {
+			l := a.exprLin(e, ctx)
+			markUsed(e, used)
+			all = append(all, l.deps...)
+			if j < k {
+				valDeps[j] = append(valDeps[j], l.deps...)
+			}
+		}
+	}
+	rel := &relation{rowDeps: srcRel.rowDeps, rowDigest: srcRel.rowDigest, starFrom: srcRel.starFrom}
+	for _, c := range srcRel.cols {
+		if !used[strings.ToLower(c.name)] {
+			rel.cols = append(rel.cols, c)
+		}
+	}
+	rel.cols = append(rel.cols, rcol{name: u.NameCol, l: &lin{deps: dedupDeps(all), kind: KindDerived, digest: hashStr("unpivot-name")}})
+	for j, v := range u.ValueCols {
+		rel.cols = append(rel.cols, rcol{name: v, l: &lin{deps: dedupDeps(valDeps[j]), kind: KindDerived, digest: hashStr("unpivot-val" + strconv.Itoa(j))}})
+	}
+	rel = renameCols(rel, u.ColAliases)
+	return &source{alias: u.Alias, rel: rel}
+}
+
+// ---- stars ----
+
+func (a *analyzer) expandStar(st *sqlparse.Star, sc *scope, env *cteEnv, out *relation) []rcol {
+	var srcs []*source
+	if len(st.Qualifier) > 0 {
+		if s := matchQualifier(sc.sources, st.Qualifier); s != nil {
+			srcs = []*source{s}
+		} else {
+			a.unresolved = append(a.unresolved, strings.Join(st.Qualifier, ".")+".*")
+			return nil
+		}
+	} else {
+		srcs = sc.sources
+	}
+	var re *regexp.Regexp
+	if st.Columns && st.Regex != "" {
+		var err error
+		re, err = regexp.Compile(st.Regex)
+		if err != nil {
+			a.opaque = append(a.opaque, "invalid COLUMNS regular expression")
+		}
+	}
+	excluded := map[string]bool{}
+	for _, e := range st.Exclude {
+		excluded[strings.ToLower(e)] = true
+	}
+	var cols []rcol
+	seenUsing := map[string]bool{}
+	var unknown []*relation
+	for _, s := range srcs {
+		for _, c := range s.rel.cols {
+			key := strings.ToLower(c.name)
+			if s.usingOf[key] && sc.using[key] != nil {
+				if seenUsing[key] && len(st.Qualifier) == 0 {
+					continue
+				}
+				seenUsing[key] = true
+				cols = append(cols, rcol{name: c.name, l: sc.using[key]})
+				continue
+			}
+			cols = append(cols, c)
+		}
+		if s.rel.open {
+			unknown = append(unknown, s.rel)
+		}
+		unknown = append(unknown, s.rel.starFrom...)
+		if s.rel.anyCol != nil && len(s.rel.cols) == 0 {
+			unknown = append(unknown, s.rel)
+		}
+	}
+	var res []rcol
+	for _, c := range cols {
+		key := strings.ToLower(c.name)
+		if excluded[key] {
+			continue
+		}
+		if st.HasILike && !likeMatch(st.ILike, c.name) {
+			continue
+		}
+		if re != nil && !re.MatchString(c.name) {
+			continue
+		}
+		l := c.l
+		if l.kind == KindRenamed && equalFold(l.orig, c.name) {
+			cp := *l
+			cp.kind = KindPassthrough
+			l = &cp
+		} else if l.kind == KindPassthrough && !equalFold(l.orig, c.name) {
+			cp := *l
+			cp.kind = KindRenamed
+			l = &cp
+		}
+		name := c.name
+		for _, rn := range st.Rename {
+			if equalFold(rn[0], c.name) {
+				name = rn[1]
+				if l.kind == KindPassthrough {
+					cp := *l
+					cp.kind = KindRenamed
+					l = &cp
+				}
+			}
+		}
+		for _, rp := range st.Replace {
+			if equalFold(rp.Alias, c.name) {
+				ctx := &exprCtx{sc: sc}
+				l = classify(rp.Expr, a.exprLin(rp.Expr, ctx), name)
+			}
+		}
+		res = append(res, rcol{name: name, l: l})
+	}
+	if len(unknown) > 0 {
+		out.starFrom = append(out.starFrom, unknown...)
+		var deps []dep
+		for _, u := range unknown {
+			deps = append(deps, starDeps(u)...)
+		}
+		if len(deps) > 0 {
+			res = append(res, rcol{name: "*", l: &lin{deps: dedupDeps(deps), kind: KindPassthrough, orig: "*", digest: hashStr("star")}})
+		}
+	}
+	return res
+}
+
+func starDeps(r *relation) []dep {
+	var out []dep
+	if r.open {
+		out = append(out, dep{table: r.name, col: "*", conf: Exact})
+	}
+	if r.anyCol != nil {
+		out = append(out, r.anyCol.deps...)
+	}
+	for _, s := range r.starFrom {
+		out = append(out, starDeps(s)...)
+	}
+	return out
+}
+
+// likeMatch is a case-insensitive SQL LIKE ('%' and '_').
+func likeMatch(pat, s string) bool {
+	p := []rune(strings.ToLower(pat))
+	t := []rune(strings.ToLower(s))
+	var m func(i, j int) bool
+	memo := map[[2]int]bool{}
+	m = func(i, j int) bool {
+		if v, ok := memo[[2]int{i, j}]; ok {
+			return v
+		}
+		var r bool
+		switch {
+		case i == len(p):
+			r = j == len(t)
+		case p[i] == '%':
+			r = m(i+1, j) || j < len(t) && m(i, j+1)
+		case j < len(t) && (p[i] == '_' || p[i] == t[j]):
+			r = m(i+1, j+1)
+		}
+		memo[[2]int{i, j}] = r
+		return r
+	}
+	return m(0, 0)
+}
+
+// ---- name resolution ----
+
+func matchQualifier(srcs []*source, qual []string) *source {
+	// Exact: alias, or the trailing parts of the table name.
+	for _, s := range srcs {
+		if len(qual) == 1 && s.alias != "" && equalFold(s.alias, qual[0]) {
+			return s
+		}
+	}
+	for _, s := range srcs {
+		if s.alias != "" && len(qual) == 1 {
+			continue
+		}
+		if len(s.name) >= len(qual) && suffixEqual(s.name, qual) {
+			return s
+		}
+	}
+	// Loose: a fully qualified reference to an aliased table, or a
+	// database name that differs (dbt.schema.t vs db.schema.t).
+	for _, s := range srcs {
+		if len(s.name) > 0 && equalFold(s.name[len(s.name)-1], qual[len(qual)-1]) {
+			return s
+		}
+	}
+	return nil
+}
+
+func suffixEqual(name, qual []string) bool {
+	off := len(name) - len(qual)
+	for i := range qual {
+		if !equalFold(name[off+i], qual[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// resolveName resolves a column reference to lineage.
+func (a *analyzer) resolveName(c *sqlparse.ColumnRef, ctx *exprCtx) (*lin, bool) {
+	parts := c.Name.Parts
+	if ctx.lambda != nil && ctx.lambda[strings.ToLower(parts[0])] {
+		return nil, true
+	}
+	// Qualified: find the longest qualifier that names a source in any
+	// enclosing scope.
+	for k := len(parts) - 1; k >= 1; k-- {
+		qual := parts[:k]
+		for sc := ctx.sc; sc != nil; sc = sc.parent {
+			s := matchQualifier(sc.sources, qual)
+			if s == nil {
+				continue
+			}
+			if l, ok := s.rel.find(parts[k]); ok {
+				return l, true
+			}
+			if l, conf, ok := s.rel.lookupWeak(parts[k]); ok {
+				return withConf(l, conf), true
+			}
+			// The qualifier names a source but the column is not in its
+			// known schema: keep the edge, flagged.
+			if s.rel.physical {
+				return &lin{deps: []dep{{table: s.rel.name, col: parts[k], conf: Unknown}}, kind: KindPassthrough, orig: parts[k], digest: a.colDigest(s.rel.name, parts[k])}, true
+			}
+			a.unresolved = append(a.unresolved, c.Name.String())
+			return &lin{kind: KindSource, digest: hashStr("unresolved:" + c.Name.String())}, true
+		}
+	}
+	// Unqualified (or a struct field access on a column: a.b.c where a is
+	// a column).
+	return a.resolveUnqualified(parts[0], ctx, c)
+}
+
+func withConf(l *lin, conf Confidence) *lin {
+	if conf == Exact || conf == "" {
+		return l
+	}
+	out := *l
+	out.deps = make([]dep, len(l.deps))
+	for i, d := range l.deps {
+		d.conf = worse(d.conf, conf)
+		out.deps[i] = d
+	}
+	return &out
+}
+
+func worse(a, b Confidence) Confidence {
+	rank := map[Confidence]int{Exact: 0, Inferred: 1, Unknown: 2}
+	if rank[b] > rank[a] {
+		return b
+	}
+	return a
+}
+
+// niladic are keywords that look like columns but are values.
+var niladic = map[string]bool{
+	"CURRENT_TIMESTAMP": true, "CURRENT_DATE": true, "CURRENT_TIME": true, "LOCALTIME": true, "LOCALTIMESTAMP": true,
+	"CURRENT_USER": true, "SESSION_USER": true, "SYSDATE": true, "SYSTIMESTAMP": true, "CURRENT_SCHEMA": true,
+	"CURRENT_DATABASE": true, "CURRENT_ROLE": true, "CURRENT_CATALOG": true, "GETDATE": true,
+}
+
+func (a *analyzer) resolveUnqualified(name string, ctx *exprCtx, c *sqlparse.ColumnRef) (*lin, bool) {
+	if len(c.Name.Parts) == 1 && !c.Name.Quoted[0] && niladic[strings.ToUpper(name)] && !a.strongColumn(name, ctx) {
+		return &lin{kind: KindSource, digest: hashStr(strings.ToUpper(name))}, true
+	}
+	findAlias := func() (*lin, bool) {
+		for i := len(ctx.aliases) - 1; i >= 0; i-- {
+			if equalFold(ctx.aliases[i].name, name) {
+				return ctx.aliases[i].l, true
+			}
+		}
+		return nil, false
+	}
+	if ctx.aliasFirst {
+		if l, ok := findAlias(); ok {
+			return l, true
+		}
+	}
+	for sc := ctx.sc; sc != nil; sc = sc.parent {
+		if sc.using != nil {
+			if l, ok := sc.using[strings.ToLower(name)]; ok {
+				return l, true
+			}
+		}
+		var strong []*lin
+		for _, s := range sc.sources {
+			if l, ok := s.rel.find(name); ok {
+				strong = append(strong, l)
+			}
+		}
+		if len(strong) == 1 {
+			return strong[0], true
+		}
+		if len(strong) > 1 {
+			return withConf(strong[0], Inferred), true
+		}
+		if sc == ctx.sc {
+			if l, ok := findAlias(); ok {
+				return l, true
+			}
+		}
+		var weak []*lin
+		var weakConf []Confidence
+		for _, s := range sc.sources {
+			if l, conf, ok := s.rel.lookupWeak(name); ok {
+				weak = append(weak, l)
+				weakConf = append(weakConf, conf)
+			}
+		}
+		if len(weak) == 1 {
+			conf := weakConf[0]
+			if len(sc.sources) > 1 && conf == Exact {
+				// Other sources have known columns without this name, so
+				// the open source is the only candidate; still a guess.
+				conf = Inferred
+			}
+			return withConf(weak[0], conf), true
+		}
+		if len(weak) > 1 {
+			// No schema decides: take the first FROM item, as dbt users
+			// usually qualify columns of joined tables.
+			return withConf(weak[0], Inferred), true
+		}
+	}
+	// Not found anywhere. With a single physical source, the schema we were
+	// given is probably incomplete.
+	if len(c.Name.Parts) == 1 && !c.Name.Quoted[0] && sqlparse.IsDatePart(strings.ToUpper(name)) {
+		// A date part keyword (DAY, MONTH...) in a position we did not
+		// recognise as one, e.g. while digesting.
+		return &lin{kind: KindSource, digest: hashStr(strings.ToUpper(name))}, true
+	}
+	if len(ctx.sc.sources) == 1 && ctx.sc.sources[0].rel.physical {
+		r := ctx.sc.sources[0].rel
+		return &lin{deps: []dep{{table: r.name, col: name, conf: Unknown}}, kind: KindPassthrough, orig: name, digest: a.colDigest(r.name, name)}, true
+	}
+	a.unresolved = append(a.unresolved, c.Name.String())
+	return &lin{kind: KindSource, digest: hashStr("unresolved:" + c.Name.String())}, true
+}
+
+// ---- expressions ----
+
+var aggregates = map[string]bool{
+	"SUM": true, "COUNT": true, "AVG": true, "MIN": true, "MAX": true, "ANY_VALUE": true, "ARRAY_AGG": true,
+	"STRING_AGG": true, "LISTAGG": true, "GROUP_CONCAT": true, "MEDIAN": true, "MODE": true, "STDDEV": true,
+	"STDDEV_POP": true, "STDDEV_SAMP": true, "VARIANCE": true, "VAR_POP": true, "VAR_SAMP": true, "COUNT_IF": true,
+	"COUNTIF": true, "APPROX_COUNT_DISTINCT": true, "APPROX_DISTINCT": true, "BOOL_AND": true, "BOOL_OR": true,
+	"BOOLAND_AGG": true, "BOOLOR_AGG": true, "LOGICAL_AND": true, "LOGICAL_OR": true, "EVERY": true,
+	"PERCENTILE_CONT": true, "PERCENTILE_DISC": true, "APPROX_PERCENTILE": true, "APPROX_QUANTILES": true,
+	"QUANTILE": true, "QUANTILE_CONT": true, "QUANTILE_DISC": true, "LIST": true, "OBJECT_AGG": true,
+	"ARRAY_UNIQUE_AGG": true, "HLL": true, "ARG_MAX": true, "ARG_MIN": true, "ARGMAX": true, "ARGMIN": true,
+	"MAX_BY": true, "MIN_BY": true, "SUM_IF": true, "AVG_IF": true, "BIT_AND": true, "BIT_OR": true, "JSON_AGG": true,
+	"JSONB_AGG": true, "JSON_OBJECT_AGG": true, "CORR": true, "COVAR_POP": true, "COVAR_SAMP": true, "FIRST": true,
+	"LAST": true, "COLLECT_LIST": true, "COLLECT_SET": true, "KURTOSIS": true, "SKEWNESS": true, "ENTROPY": true,
+	"HISTOGRAM": true, "PRODUCT": true, "FSUM": true, "STRING_AGG_DISTINCT": true, "XMLAGG": true,
+}
+
+// IsAggregate reports whether a function name is an aggregate.
+func IsAggregate(name string) bool { return aggregates[strings.ToUpper(name)] }
+
+func hasAggregate(e sqlparse.Expr) bool {
+	found := false
+	walkExpr(e, func(x sqlparse.Expr) {
+		if f, ok := x.(*sqlparse.Func); ok && f.Over == nil && aggregates[strings.ToUpper(f.Name.Last())] {
+			found = true
+		}
+	})
+	return found
+}
+
+func (a *analyzer) collectAggs(e sqlparse.Expr) {
+	walkExpr(e, func(x sqlparse.Expr) {
+		f, ok := x.(*sqlparse.Func)
+		if !ok {
+			return
+		}
+		if f.Over != nil {
+			a.st.WindowFunctions++
+			return
+		}
+		if !aggregates[strings.ToUpper(f.Name.Last())] {
+			return
+		}
+		col := "*"
+		if len(f.Args) > 0 {
+			col = sqlparse.Format(f.Args[0])
+		}
+		a.st.Aggregations = append(a.st.Aggregations, Aggregation{Function: strings.ToLower(f.Name.Last()), Column: col})
+	})
+}
+
+// walkExpr visits e and its sub-expressions, not entering subqueries.
+func walkExpr(e sqlparse.Expr, fn func(sqlparse.Expr)) {
+	if e == nil {
+		return
+	}
+	fn(e)
+	switch x := e.(type) {
+	case *sqlparse.Func:
+		for _, arg := range x.Args {
+			walkExpr(arg, fn)
+		}
+		walkExpr(x.Filter, fn)
+	case *sqlparse.Binary:
+		walkExpr(x.Left, fn)
+		walkExpr(x.Right, fn)
+	case *sqlparse.Unary:
+		walkExpr(x.Expr, fn)
+	case *sqlparse.Case:
+		walkExpr(x.Operand, fn)
+		for _, w := range x.Whens {
+			walkExpr(w[0], fn)
+			walkExpr(w[1], fn)
+		}
+		walkExpr(x.Else, fn)
+	case *sqlparse.Cast:
+		walkExpr(x.Expr, fn)
+	case *sqlparse.InExpr:
+		walkExpr(x.Expr, fn)
+		for _, i := range x.List {
+			walkExpr(i, fn)
+		}
+	case *sqlparse.Between:
+		walkExpr(x.Expr, fn)
+		walkExpr(x.Lo, fn)
+		walkExpr(x.Hi, fn)
+	case *sqlparse.Access:
+		walkExpr(x.Expr, fn)
+		walkExpr(x.Index, fn)
+	case *sqlparse.List:
+		for _, i := range x.Items {
+			walkExpr(i, fn)
+		}
+	case *sqlparse.Lambda:
+		walkExpr(x.Body, fn)
+	case *sqlparse.Named:
+		walkExpr(x.Value, fn)
+	case *sqlparse.TypedLiteral:
+		walkExpr(x.Value, fn)
+	}
+}
+
+func isDateFunc(name string) bool {
+	u := strings.ToUpper(name)
+	return strings.Contains(u, "DATE") || strings.Contains(u, "TIME") || u == "EXTRACT" || u == "LAST_DAY" ||
+		u == "TRUNC" || u == "DATE_PART" || u == "DATEPART" || u == "TIME_SLICE" || u == "TIMESTAMPADD" || u == "TIMESTAMPDIFF"
+}
+
+// exprLin computes the lineage of an expression.
+func (a *analyzer) exprLin(e sqlparse.Expr, ctx *exprCtx) *lin {
+	var deps []dep
+	var refDigest func(c *sqlparse.ColumnRef) (string, bool)
+	var single *lin
+	nrefs := 0
+	refDigest = func(c *sqlparse.ColumnRef) (string, bool) {
+		l, _ := a.resolveName(c, ctx)
+		if l == nil {
+			return c.Name.String(), true
+		}
+		return "{" + l.digest + "}", true
+	}
+	a.visit(e, ctx, func(l *lin) {
+		deps = append(deps, l.deps...)
+		single = l
+		nrefs++
+	})
+	if _, ok := e.(*sqlparse.ColumnRef); ok && nrefs == 1 && single != nil {
+		out := *single
+		out.deps = dedupDeps(out.deps)
+		return &out
+	}
+	out := &lin{deps: dedupDeps(deps), kind: KindDerived}
+	if len(out.deps) == 0 {
+		out.kind = KindSource
+	}
+	out.digest = hashStr(sqlparse.FormatWith(e, refDigest))
+	return out
+}
+
+// visit walks an expression, reporting the lineage of every column
+// reference and subquery it contains.
+func (a *analyzer) visit(e sqlparse.Expr, ctx *exprCtx, emit func(*lin)) {
+	switch x := e.(type) {
+	case nil:
+	case *sqlparse.ColumnRef:
+		l, _ := a.resolveName(x, ctx)
+		if l != nil {
+			emit(l)
+		}
+	case *sqlparse.Func:
+		datey := isDateFunc(x.Name.Last())
+		for _, arg := range x.Args {
+			if datey {
+				if c, ok := arg.(*sqlparse.ColumnRef); ok && len(c.Name.Parts) == 1 && !c.Name.Quoted[0] && sqlparse.IsDatePart(strings.ToUpper(c.Name.Parts[0])) && !a.strongColumn(c.Name.Parts[0], ctx) {
+					continue
+				}
+				if f, ok := arg.(*sqlparse.Func); ok && sqlparse.IsDatePart(strings.ToUpper(f.Name.Last())) && len(f.Args) == 1 {
+					if c, ok := f.Args[0].(*sqlparse.ColumnRef); ok && sqlparse.IsDatePart(strings.ToUpper(c.Name.Last())) {
+						continue
+					}
+				}
+			}
+			a.visit(arg, ctx, emit)
+		}
+		a.visit(x.Filter, ctx, emit)
+		for _, o := range x.OrderBy {
+			a.visit(o.Expr, ctx, emit)
+		}
+		for _, o := range x.WithinGroup {
+			a.visit(o.Expr, ctx, emit)
+		}
+		if x.Over != nil {
+			w := x.Over
+			if w.Name != "" && ctx.sc != nil {
+				if nw, ok := ctx.sc.windows[w.Name]; ok {
+					a.visitWindow(nw, ctx, emit)
+				}
+			}
+			a.visitWindow(w, ctx, emit)
+		}
+	case *sqlparse.Binary:
+		a.visit(x.Left, ctx, emit)
+		a.visit(x.Right, ctx, emit)
+	case *sqlparse.Unary:
+		a.visit(x.Expr, ctx, emit)
+	case *sqlparse.Case:
+		a.visit(x.Operand, ctx, emit)
+		for _, w := range x.Whens {
+			a.visit(w[0], ctx, emit)
+			a.visit(w[1], ctx, emit)
+		}
+		a.visit(x.Else, ctx, emit)
+	case *sqlparse.Cast:
+		a.visit(x.Expr, ctx, emit)
+	case *sqlparse.InExpr:
+		a.visit(x.Expr, ctx, emit)
+		for _, i := range x.List {
+			a.visit(i, ctx, emit)
+		}
+		if x.Query != nil {
+			a.subquery(x.Query, ctx, emit)
+		}
+	case *sqlparse.Between:
+		a.visit(x.Expr, ctx, emit)
+		a.visit(x.Lo, ctx, emit)
+		a.visit(x.Hi, ctx, emit)
+	case *sqlparse.Access:
+		a.visit(x.Expr, ctx, emit)
+		if x.Index != nil {
+			if _, lit := x.Index.(*sqlparse.Literal); !lit {
+				a.visit(x.Index, ctx, emit)
+			}
+		}
+	case *sqlparse.List:
+		for _, i := range x.Items {
+			a.visit(i, ctx, emit)
+		}
+	case *sqlparse.Lambda:
+		inner := *ctx
+		inner.lambda = map[string]bool{}
+		for k := range ctx.lambda {
+			inner.lambda[k] = true
+		}
+		for _, p := range x.Params {
+			inner.lambda[strings.ToLower(p)] = true
+		}
+		a.visit(x.Body, &inner, emit)
+	case *sqlparse.Named:
+		a.visit(x.Value, ctx, emit)
+	case *sqlparse.TypedLiteral:
+		a.visit(x.Value, ctx, emit)
+	case *sqlparse.Subquery:
+		a.subquery(x.Query, ctx, emit)
+	}
+}
+
+func (a *analyzer) visitWindow(w *sqlparse.WindowSpec, ctx *exprCtx, emit func(*lin)) {
+	for _, p := range w.PartitionBy {
+		a.visit(p, ctx, emit)
+	}
+	for _, o := range w.OrderBy {
+		a.visit(o.Expr, ctx, emit)
+	}
+}
+
+// strongColumn reports whether a known (schema-backed) source has the column.
+func (a *analyzer) strongColumn(name string, ctx *exprCtx) bool {
+	for sc := ctx.sc; sc != nil; sc = sc.parent {
+		for _, s := range sc.sources {
+			if _, ok := s.rel.find(name); ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// subquery resolves a nested query and reports its outputs and, because a
+// subquery's filter decides the value it returns, its row deps too.
+func (a *analyzer) subquery(q *sqlparse.Query, ctx *exprCtx, emit func(*lin)) {
+	a.st.HasSubquery = true
+	var env *cteEnv
+	if ctx.sc != nil {
+		env = ctx.sc.env
+	}
+	rel := a.query(q, env, ctx.sc)
+	for _, c := range rel.cols {
+		emit(c.l)
+	}
+	if len(rel.rowDeps) > 0 {
+		emit(&lin{deps: rel.rowDeps})
+	}
+}
+
+// rowExprDeps returns the physical columns an expression in a row-shaping
+// clause reads. Positional references (ORDER BY 1) and output aliases
+// resolve to the select list.
+func (a *analyzer) rowExprDeps(e sqlparse.Expr, sc *scope, items []rcol, aliasFirst bool) []dep {
+	if lit, ok := e.(*sqlparse.Literal); ok && lit.Kind == "number" && items != nil {
+		if n, err := strconv.Atoi(lit.Value); err == nil && n >= 1 && n <= len(items) {
+			return items[n-1].l.deps
+		}
+	}
+	ctx := &exprCtx{sc: sc, aliases: items, aliasFirst: aliasFirst, row: true}
+	var deps []dep
+	a.visit(e, ctx, func(l *lin) { deps = append(deps, l.deps...) })
+	return deps
+}
+
+func (a *analyzer) digestExpr(e sqlparse.Expr, sc *scope) string {
+	ctx := &exprCtx{sc: sc, aliases: sc.items}
+	return sqlparse.FormatWith(e, func(c *sqlparse.ColumnRef) (string, bool) {
+		l, _ := a.resolveName(c, ctx)
+		if l == nil {
+			return c.Name.String(), true
+		}
+		return "{" + l.digest + "}", true
+	})
+}
+
+func dedupDeps(ds []dep) []dep {
+	if len(ds) <= 1 {
+		return ds
+	}
+	out := make([]dep, 0, len(ds))
+	idx := map[string]int{}
+	for _, d := range ds {
+		k := strings.ToLower(d.table + "\x00" + d.col)
+		if i, ok := idx[k]; ok {
+			// Keep the best confidence seen for an edge.
+			if d.conf == Exact || d.conf == Inferred && out[i].conf == Unknown {
+				out[i].conf = d.conf
+			}
+			continue
+		}
+		idx[k] = len(out)
+		out = append(out, d)
+	}
+	return out
+}
+
+// ---- entry point ----
+
+// AnalyzeSQL computes the column lineage of one query. On a syntax error
+// it returns an opaque QueryLineage (reason = the error) and the error,
+// which carries the line and column.
+func AnalyzeSQL(dialect, sql string, schema Schema) (*QueryLineage, error) {
+	d := sqlparse.LookupDialect(dialect)
+	q, err := sqlparse.Parse(d, sql)
+	if err != nil {
+		ql := &QueryLineage{Dialect: d.Name, Opaque: true, OpaqueReason: "unparseable SQL: " + err.Error(),
+			Columns: []OutputColumn{}, RowDeps: []ColumnRef{}, Tables: []string{},
+			Structure: &ModelStructure{Unparseable: true, ParseError: err.Error()}}
+		return ql, fmt.Errorf("parse %s SQL: %w", d.Name, err)
+	}
+	return analyzeParsed(d, q, schema, nil), nil
+}
+
+func analyzeParsed(d sqlparse.Dialect, q *sqlparse.Query, schema Schema, canon func(string) string) (ql *QueryLineage) {
+	a := newAnalyzer(d, schema)
+	a.canon = canon
+	defer func() {
+		// Resolution must never take the process down on odd input.
+		if r := recover(); r != nil {
+			ql = &QueryLineage{Dialect: d.Name, Opaque: true, OpaqueReason: fmt.Sprintf("internal error while resolving lineage: %v", r),
+				Columns: []OutputColumn{}, RowDeps: []ColumnRef{}, Tables: []string{}, Structure: &ModelStructure{}}
+		}
+	}()
+	rel := a.query(q, nil, nil)
+	_, a.st.IsSetOperation = q.Body.(*sqlparse.SetOp)
+	ql = &QueryLineage{Dialect: d.Name, Columns: make([]OutputColumn, 0, len(rel.cols)), Tables: a.tables, RowDigest: rel.rowDigest}
+	if ql.Tables == nil {
+		ql.Tables = []string{}
+	}
+	for _, c := range rel.cols {
+		oc := OutputColumn{Name: c.name, Kind: c.l.kind, Digest: c.l.digest, Deps: toRefs(c.l.deps)}
+		ql.Columns = append(ql.Columns, oc)
+		p := Projection{Name: c.name, IsAggregate: c.l.kind == KindAggregate, IsDerived: c.l.kind == KindDerived || c.l.kind == KindAggregate, SourceColumns: []string{}}
+		for _, r := range oc.Deps {
+			p.SourceColumns = append(p.SourceColumns, r.String())
+		}
+		a.st.Projections = append(a.st.Projections, p)
+	}
+	ql.RowDeps = toRefs(dedupDeps(rel.rowDeps))
+	for _, c := range ql.Columns {
+		if c.Name == "*" {
+			var ts []string
+			for _, d := range c.Deps {
+				ts = append(ts, d.Table)
+			}
+			a.opaque = append(a.opaque, "star over a relation with unknown columns: "+strings.Join(ts, ", "))
+			break
+		}
+	}
+	switch {
+	case len(a.opaque) > 0:
+		ql.Opaque, ql.OpaqueReason = true, a.opaque[0]
+	case len(a.unresolved) > 0:
+		ql.Opaque, ql.OpaqueReason = true, "unresolved reference: "+a.unresolved[0]
+	}
+	ql.Structure = a.st.normalize()
+	return ql
+}
+
+func toRefs(ds []dep) []ColumnRef {
+	ds = dedupDeps(ds)
+	out := make([]ColumnRef, 0, len(ds))
+	for _, d := range ds {
+		out = append(out, ColumnRef{Table: d.table, Column: d.col, Confidence: d.conf})
+	}
+	return out
+}
+
+func (s *ModelStructure) normalize() *ModelStructure {
+	nz := func(v []string) []string {
+		if v == nil {
+			return []string{}
+		}
+		return v
+	}
+	s.Refs, s.Filters, s.GroupBy, s.Having, s.OrderBy = nz(s.Refs), nz(s.Filters), nz(s.GroupBy), nz(s.Having), nz(s.OrderBy)
+	if s.Projections == nil {
+		s.Projections = []Projection{}
+	}
+	if s.Joins == nil {
+		s.Joins = []JoinInfo{}
+	}
+	if s.Aggregations == nil {
+		s.Aggregations = []Aggregation{}
+	}
+	return s
+}
+
+func formatArgs(f *sqlparse.Func) string {
+	parts := make([]string, 0, len(f.Args))
+	for _, a := range f.Args {
+		if l, ok := a.(*sqlparse.Literal); ok && l.Kind == "string" {
+			parts = append(parts, "'"+l.Value+"'")
+			continue
+		}
+		parts = append(parts, sqlparse.Format(a))
+	}
+	return strings.Join(parts, ", ")
+}

@@ -1,0 +1,495 @@
+package static
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/ripple-data/ripple/internal/dbt"
+)
+
+// CompareObservedInput names a run-time column lineage export.
+type CompareObservedInput struct {
+	ObservedFile string `json:"observed_file" jsonschema:"path to a CSV or JSON export of run-time column lineage, one row per edge: source_table, source_column, target_table, target_column (Unity Catalog system.access.column_lineage names such as source_table_full_name are accepted, as are source/target written table.column)"`
+	Limit        int    `json:"limit,omitempty" jsonschema:"maximum missed and extra edges listed per model (default 20, max 500)"`
+}
+
+// ObservedEdge is one column lineage edge, written entity.column.
+type ObservedEdge struct {
+	SourceTable  string `json:"source_table"`
+	SourceColumn string `json:"source_column"`
+	TargetTable  string `json:"target_table"`
+	TargetColumn string `json:"target_column"`
+}
+
+// ModelAgreement compares the edges into one model.
+type ModelAgreement struct {
+	Model    string `json:"model"`
+	UniqueID string `json:"unique_id"`
+	Static   int    `json:"static"`
+	Observed int    `json:"observed"`
+	Both     int    `json:"both"`
+	// Precision is Both/Static, Recall is Both/Observed (1 when the denominator is 0).
+	Precision float64 `json:"precision"`
+	Recall    float64 `json:"recall"`
+	// Missed are observed edges static lineage lacks; Extra are static edges not observed.
+	Missed []string `json:"missed,omitempty"`
+	Extra  []string `json:"extra,omitempty"`
+	Note   string   `json:"note,omitempty"`
+}
+
+// CompareObservedResult is static column lineage against an observed export.
+type CompareObservedResult struct {
+	ObservedRows     int              `json:"observed_rows"`
+	Compared         int              `json:"compared"`
+	Unresolved       int              `json:"unresolved"`
+	UnresolvedTables []string         `json:"unresolved_tables,omitempty"`
+	Models           []ModelAgreement `json:"models"`
+	Static           int              `json:"static"`
+	Observed         int              `json:"observed"`
+	Both             int              `json:"both"`
+	Precision        float64          `json:"precision"`
+	Recall           float64          `json:"recall"`
+	Note             string           `json:"note"`
+}
+
+// CompareObserved compares static column lineage (through the Lineage
+// dependency) with a run-time lineage export, per model.
+func CompareObserved(ctx context.Context, p *Project, in CompareObservedInput) (*CompareObservedResult, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if p.lin == nil {
+		return nil, fmt.Errorf("%w: compare_observed compares static column lineage with the export; run it where column lineage is enabled", ErrNoLineage)
+	}
+	if in.ObservedFile == "" {
+		return nil, fmt.Errorf("compare_observed needs observed_file: a CSV or JSON export of run-time column lineage")
+	}
+	data, err := os.ReadFile(in.ObservedFile)
+	if err != nil {
+		return nil, fmt.Errorf("reading the observed lineage file: %w", err)
+	}
+	edges, err := ParseObserved(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", in.ObservedFile, err)
+	}
+	return p.compareObserved(ctx, edges, clampLimit(in.Limit, 20, 500))
+}
+
+func (p *Project) compareObserved(ctx context.Context, edges []ObservedEdge, limit int) (*CompareObservedResult, error) {
+	res := &CompareObservedResult{ObservedRows: len(edges), Models: []ModelAgreement{},
+		Note: "Observed lineage covers only what ran; edges from code paths that did not run are reported as extra."}
+	p.misc()
+	rel := p.relIdx
+	observed := map[string]map[string]bool{} // target id → edge set
+	unresolved := map[string]bool{}
+	for _, ed := range edges {
+		src, dst := rel.lookup(ed.SourceTable), rel.lookup(ed.TargetTable)
+		if src == nil {
+			unresolved[ed.SourceTable] = true
+		}
+		if dst == nil {
+			unresolved[ed.TargetTable] = true
+		}
+		if src == nil || dst == nil {
+			res.Unresolved++
+			continue
+		}
+		if observed[dst.id] == nil {
+			observed[dst.id] = map[string]bool{}
+		}
+		observed[dst.id][edgeString(src, ed.SourceColumn, dst, ed.TargetColumn)] = true
+	}
+	for t := range unresolved {
+		res.UnresolvedTables = append(res.UnresolvedTables, t)
+	}
+	sort.Strings(res.UnresolvedTables)
+	if len(res.UnresolvedTables) > 20 {
+		res.UnresolvedTables = res.UnresolvedTables[:20]
+	}
+	targets := make([]string, 0, len(observed))
+	for id := range observed {
+		targets = append(targets, id)
+	}
+	sort.Slice(targets, func(i, j int) bool { return p.byID[targets[i]].name < p.byID[targets[j]].name })
+	for _, id := range targets {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		e := p.byID[id]
+		obs := observed[id]
+		ma := ModelAgreement{Model: e.name, UniqueID: id, Observed: len(obs)}
+		static := map[string]bool{}
+		cols, ok := p.lin.ModelColumns(id)
+		if !ok {
+			ma.Note = "no static column lineage (opaque or not analyzed)"
+		}
+		for _, c := range cols {
+			for _, in := range c.Inputs {
+				if src := p.byID[in.Node]; src != nil {
+					static[edgeString(src, in.Column, e, c.Column)] = true
+				}
+			}
+		}
+		ma.Static = len(static)
+		for k := range obs {
+			if static[k] {
+				ma.Both++
+			} else {
+				ma.Missed = append(ma.Missed, k)
+			}
+		}
+		for k := range static {
+			if !obs[k] {
+				ma.Extra = append(ma.Extra, k)
+			}
+		}
+		sort.Strings(ma.Missed)
+		sort.Strings(ma.Extra)
+		if len(ma.Missed) > limit {
+			ma.Missed = ma.Missed[:limit]
+		}
+		if len(ma.Extra) > limit {
+			ma.Extra = ma.Extra[:limit]
+		}
+		ma.Precision, ma.Recall = ratio(ma.Both, ma.Static), ratio(ma.Both, ma.Observed)
+		res.Static += ma.Static
+		res.Observed += ma.Observed
+		res.Both += ma.Both
+		res.Compared += ma.Observed
+		res.Models = append(res.Models, ma)
+	}
+	res.Precision, res.Recall = ratio(res.Both, res.Static), ratio(res.Both, res.Observed)
+	return res, nil
+}
+
+func ratio(a, b int) float64 {
+	if b == 0 {
+		return 1
+	}
+	return float64(int(10000*float64(a)/float64(b)+0.5)) / 10000
+}
+
+func edgeString(src *entity, srcCol string, dst *entity, dstCol string) string {
+	return src.name + "." + strings.ToLower(srcCol) + " -> " + dst.name + "." + strings.ToLower(dstCol)
+}
+
+type relIndex map[string][]*entity
+
+// relationIndex maps lower-case relation names (database.schema.table,
+// schema.table and table) to entities.
+func (p *Project) relationIndex() relIndex {
+	idx := relIndex{}
+	for _, e := range p.entities {
+		parts := relParts(e.node.RelationName)
+		if len(parts) == 0 {
+			parts = relParts(e.node.Database + "." + e.node.Schema + "." + e.node.RelationIdentifier())
+		}
+		for i := range parts {
+			k := strings.ToLower(strings.Join(parts[i:], "."))
+			idx[k] = append(idx[k], e)
+		}
+	}
+	return idx
+}
+
+func (r relIndex) lookup(name string) *entity {
+	k := strings.ToLower(strings.Join(relParts(name), "."))
+	if es := r[k]; len(es) == 1 {
+		return es[0]
+	}
+	return nil
+}
+
+// ParseObserved reads a run-time column lineage export: a CSV with a
+// header, or JSON (an array of objects, or an object holding one under
+// rows, edges, lineage or data).
+func ParseObserved(data []byte) ([]ObservedEdge, error) {
+	trim := bytes.TrimSpace(data)
+	if len(trim) == 0 {
+		return nil, errors.New("the observed lineage file is empty")
+	}
+	var rows []map[string]string
+	if trim[0] == '[' || trim[0] == '{' {
+		var raw any
+		if err := json.Unmarshal(trim, &raw); err != nil {
+			return nil, fmt.Errorf("observed lineage is not valid JSON: %w", err)
+		}
+		if obj, ok := raw.(map[string]any); ok {
+			for _, k := range []string{"rows", "edges", "lineage", "data"} {
+				if v, ok := obj[k]; ok {
+					raw = v
+					break
+				}
+			}
+		}
+		list, ok := raw.([]any)
+		if !ok {
+			return nil, errors.New("observed lineage JSON must be an array of edge objects")
+		}
+		for _, item := range list {
+			m, ok := item.(map[string]any)
+			if !ok {
+				continue
+			}
+			row := map[string]string{}
+			for k, v := range m {
+				if s, ok := v.(string); ok {
+					row[strings.ToLower(k)] = s
+				}
+			}
+			rows = append(rows, row)
+		}
+	} else {
+		r := csv.NewReader(bytes.NewReader(trim))
+		r.FieldsPerRecord = -1
+		header, err := r.Read()
+		if err != nil {
+			return nil, fmt.Errorf("observed lineage CSV has no header: %w", err)
+		}
+		for i := range header {
+			header[i] = strings.ToLower(strings.TrimSpace(strings.TrimPrefix(header[i], "\ufeff")))
+		}
+		for {
+			rec, err := r.Read()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				return nil, fmt.Errorf("observed lineage CSV: %w", err)
+			}
+			row := map[string]string{}
+			for i, v := range rec {
+				if i < len(header) {
+					row[header[i]] = strings.TrimSpace(v)
+				}
+			}
+			rows = append(rows, row)
+		}
+	}
+	var out []ObservedEdge
+	for _, row := range rows {
+		st, sc := pick(row, "source_table_full_name", "source_table_name", "source_table"), pick(row, "source_column_name", "source_column")
+		tt, tc := pick(row, "target_table_full_name", "target_table_name", "target_table"), pick(row, "target_column_name", "target_column")
+		if sc == "" {
+			st, sc = splitLast(pick(row, "source"))
+		}
+		if tc == "" {
+			tt, tc = splitLast(pick(row, "target"))
+		}
+		if st == "" || sc == "" || tt == "" || tc == "" {
+			continue
+		}
+		out = append(out, ObservedEdge{SourceTable: st, SourceColumn: sc, TargetTable: tt, TargetColumn: tc})
+	}
+	if len(out) == 0 && len(rows) > 0 {
+		return nil, errors.New("no observed edge found: name the columns source_table, source_column, target_table, target_column (or source/target as table.column)")
+	}
+	return out, nil
+}
+
+func pick(row map[string]string, keys ...string) string {
+	for _, k := range keys {
+		if v := row[k]; v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+func splitLast(s string) (string, string) {
+	i := strings.LastIndexByte(s, '.')
+	if i <= 0 {
+		return "", ""
+	}
+	return s[:i], s[i+1:]
+}
+
+// OpenLineageInput selects the models to export.
+type OpenLineageInput struct {
+	Models    []string `json:"models,omitempty" jsonschema:"models to export (names or unique ids); empty means every model with column lineage"`
+	Namespace string   `json:"namespace,omitempty" jsonschema:"OpenLineage dataset namespace (default: the adapter type, e.g. duckdb)"`
+}
+
+// OLInputField is an input of a column lineage field.
+type OLInputField struct {
+	Namespace       string             `json:"namespace"`
+	Name            string             `json:"name"`
+	Field           string             `json:"field"`
+	Transformations []OLTransformation `json:"transformations,omitempty"`
+}
+
+// OLTransformation is an OpenLineage column transformation.
+type OLTransformation struct {
+	Type    string `json:"type"`
+	Subtype string `json:"subtype,omitempty"`
+}
+
+// OLField holds the inputs of one output column.
+type OLField struct {
+	InputFields []OLInputField `json:"inputFields"`
+}
+
+// OLColumnLineage is the ColumnLineageDatasetFacet.
+type OLColumnLineage struct {
+	Producer  string             `json:"_producer"`
+	SchemaURL string             `json:"_schemaURL"`
+	Fields    map[string]OLField `json:"fields"`
+	Dataset   []OLInputField     `json:"dataset,omitempty"`
+}
+
+// OLDataset is an OpenLineage dataset.
+type OLDataset struct {
+	Namespace string                     `json:"namespace"`
+	Name      string                     `json:"name"`
+	Facets    map[string]OLColumnLineage `json:"facets,omitempty"`
+}
+
+// OLJob names the job of an event.
+type OLJob struct {
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
+}
+
+// OLEvent is a static OpenLineage JobEvent for one model.
+type OLEvent struct {
+	EventTime string      `json:"eventTime"`
+	Producer  string      `json:"producer"`
+	SchemaURL string      `json:"schemaURL"`
+	Job       OLJob       `json:"job"`
+	Inputs    []OLDataset `json:"inputs"`
+	Outputs   []OLDataset `json:"outputs"`
+}
+
+// OpenLineageResult holds one event per exported model.
+type OpenLineageResult struct {
+	Events []OLEvent `json:"events"`
+	// TableOnly lists models exported without column lineage (opaque).
+	TableOnly []OpaqueNode `json:"table_only,omitempty"`
+}
+
+const (
+	olProducer       = "https://github.com/ripple-data/ripple"
+	olJobEventSchema = "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/JobEvent"
+	olColumnFacet    = "https://openlineage.io/spec/facets/1-2-0/ColumnLineageDatasetFacet.json#/$defs/ColumnLineageDatasetFacet"
+)
+
+// OpenLineage exports column lineage as OpenLineage ColumnLineageDatasetFacet
+// JSON: direct inputs go in fields, row-shaping inputs in dataset. Opaque
+// models get table lineage only.
+func OpenLineage(ctx context.Context, p *Project, in OpenLineageInput) (*OpenLineageResult, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if p.lin == nil {
+		return nil, fmt.Errorf("%w: the OpenLineage export needs column lineage; run it where column lineage is enabled", ErrNoLineage)
+	}
+	ns := in.Namespace
+	if ns == "" {
+		ns = p.env.Manifest.Metadata.AdapterType
+		if ns == "" {
+			ns = "dbt"
+		}
+	}
+	var models []*entity
+	if len(in.Models) > 0 {
+		for _, name := range in.Models {
+			e, err := p.resolve(name)
+			if err != nil {
+				return nil, err
+			}
+			models = append(models, e)
+		}
+	} else {
+		for _, e := range p.entities {
+			if e.kind == dbt.Model {
+				models = append(models, e)
+			}
+		}
+	}
+	reasons := map[string]string{}
+	for _, o := range p.lin.Opaque() {
+		reasons[o.Node] = o.Reason
+	}
+	res := &OpenLineageResult{Events: []OLEvent{}}
+	eventTime := p.env.Manifest.Metadata.GeneratedAt
+	for _, e := range models {
+		ev := OLEvent{EventTime: eventTime, Producer: olProducer, SchemaURL: olJobEventSchema,
+			Job: OLJob{Namespace: ns, Name: e.id}, Inputs: []OLDataset{}}
+		for _, dep := range e.node.DependsOn.Nodes {
+			if d := p.byID[dep]; d != nil {
+				ev.Inputs = append(ev.Inputs, OLDataset{Namespace: ns, Name: d.dataset})
+			}
+		}
+		out := OLDataset{Namespace: ns, Name: e.dataset}
+		cols, ok := p.lin.ModelColumns(e.id)
+		if !ok {
+			r := reasons[e.id]
+			if r == "" {
+				r = "no column lineage"
+			}
+			res.TableOnly = append(res.TableOnly, OpaqueNode{Node: e.id, Reason: r})
+		} else {
+			facet := OLColumnLineage{Producer: olProducer, SchemaURL: olColumnFacet, Fields: make(map[string]OLField, len(cols))}
+			for _, c := range cols {
+				f := OLField{InputFields: make([]OLInputField, 0, len(c.Inputs))}
+				tr := directTransformations[olSubtype(c.Transformation)]
+				for _, in := range c.Inputs {
+					d := p.byID[in.Node]
+					if d == nil {
+						continue
+					}
+					f.InputFields = append(f.InputFields, OLInputField{Namespace: ns, Name: d.dataset, Field: in.Column, Transformations: tr})
+				}
+				facet.Fields[c.Column] = f
+			}
+			for _, ri := range p.lin.RowInputs(e.id) {
+				d := p.byID[ri.Column.Node]
+				if d == nil {
+					continue
+				}
+				facet.Dataset = append(facet.Dataset, OLInputField{Namespace: ns, Name: d.dataset, Field: ri.Column.Column,
+					Transformations: []OLTransformation{{Type: "INDIRECT", Subtype: strings.ToUpper(ri.Kind)}}})
+			}
+			out.Facets = map[string]OLColumnLineage{"columnLineage": facet}
+		}
+		ev.Outputs = []OLDataset{out}
+		res.Events = append(res.Events, ev)
+	}
+	return res, nil
+}
+
+// directTransformations are shared, read-only transformation lists.
+var directTransformations = map[string][]OLTransformation{
+	"IDENTITY":       {{Type: "DIRECT", Subtype: "IDENTITY"}},
+	"TRANSFORMATION": {{Type: "DIRECT", Subtype: "TRANSFORMATION"}},
+	"AGGREGATION":    {{Type: "DIRECT", Subtype: "AGGREGATION"}},
+}
+
+func olSubtype(t string) string {
+	switch strings.ToLower(t) {
+	case "identity":
+		return "IDENTITY"
+	case "aggregation":
+		return "AGGREGATION"
+	}
+	return "TRANSFORMATION"
+}
+
+// datasetName is database.schema.identifier without quotes.
+func datasetName(e *entity) string {
+	var parts []string
+	for _, s := range []string{e.node.Database, e.node.Schema, e.node.RelationIdentifier()} {
+		if s != "" {
+			parts = append(parts, s)
+		}
+	}
+	return strings.Join(parts, ".")
+}
