@@ -102,6 +102,19 @@ func BenchmarkValueDiff(b *testing.B) {
 			}
 		}
 	})
+	b.Run("join_reading_all_columns", func(b *testing.B) {
+		b.ReportAllocs()
+		var cols []string
+		for i := 1; i <= benchCols; i++ {
+			cols = append(cols, fmt.Sprintf(`MAX(b."c%02d"), MAX(c."c%02d")`, i, i))
+		}
+		q := `SELECT ` + strings.Join(cols, ", ") + ` FROM "memory"."base"."wide" b FULL OUTER JOIN "memory"."current"."wide" c ON b."id" = c."id"`
+		for b.Loop() {
+			if _, err := env.Conn.Query(ctx, q, warehouse.QueryOptions{Limit: 1}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 	b.Run("per_column_queries", func(b *testing.B) {
 		b.ReportAllocs()
 		d := sqlDialect{env.Dialect}

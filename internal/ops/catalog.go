@@ -6,5 +6,7 @@ func Default() *Registry {
 	r := NewRegistry()
 	addLineageOps(r)
 	addDiffOps(r)
+	addImpactOps(r)
+	addModelOps(r)
 	return r
 }

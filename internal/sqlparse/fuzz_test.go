@@ -1,6 +1,9 @@
 package sqlparse
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 var fuzzSeeds = []string{
 	"select a, b as c from t where x > 1",
@@ -42,8 +45,12 @@ func FuzzParse(f *testing.F) {
 				t.Fatalf("nil query without error")
 			}
 			if err != nil {
-				if e, ok := err.(*Error); ok && e.Pos.Line < 1 {
+				e, ok := err.(*Error)
+				if !ok || e.Pos.Line < 1 {
 					t.Fatalf("error without a position: %v", err)
+				}
+				if strings.Contains(e.Msg, "internal parser error") {
+					t.Fatalf("parser bug: %v", err)
 				}
 			}
 		}

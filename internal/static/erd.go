@@ -86,6 +86,57 @@ func ERD(ctx context.Context, p *Project, in ERDInput) (*ERDResult, error) {
 	default:
 		return nil, fmt.Errorf("unknown ERD format %q: use json, mermaid or dot", in.Format)
 	}
+	if len(in.Select) == 0 {
+		// The whole-project ERD is computed once per (infer, all) and shared.
+		full := p.fullERD(in.Infer, in.All)
+		res := *full
+		res.Entities = append([]ERDEntity{}, full.Entities...)
+		res.Relationships = append([]Relationship{}, full.Relationships...)
+		res.Diagnostics = append([]string(nil), full.Diagnostics...)
+		res.Format = format
+		renderERD(&res)
+		return &res, nil
+	}
+	for _, s := range in.Select {
+		if _, err := p.resolve(s); err != nil {
+			return nil, err
+		}
+	}
+	res := p.buildERD(in)
+	res.Format = format
+	renderERD(res)
+	return res, nil
+}
+
+type erdKey struct{ infer, all bool }
+
+func (p *Project) fullERD(infer, all bool) *ERDResult {
+	p.erdMu.Lock()
+	defer p.erdMu.Unlock()
+	k := erdKey{infer, all}
+	if r := p.erdCache[k]; r != nil {
+		return r
+	}
+	if p.erdCache == nil {
+		p.erdCache = map[erdKey]*ERDResult{}
+	}
+	r := p.buildERD(ERDInput{Infer: infer, All: all})
+	p.erdCache[k] = r
+	return r
+}
+
+func renderERD(res *ERDResult) {
+	switch res.Format {
+	case "mermaid":
+		res.Diagram = RenderMermaid(res)
+	case "dot":
+		res.Diagram = RenderDOT(res)
+	}
+}
+
+// buildERD assembles the ERD for in (select entities already validated by
+// resolve inside).
+func (p *Project) buildERD(in ERDInput) *ERDResult {
 	g := p.graph()
 	rels := g.relationships(in.Infer)
 	include := map[string]bool{}
@@ -96,11 +147,9 @@ func ERD(ctx context.Context, p *Project, in ERDInput) (*ERDResult, error) {
 		}
 		depth = min(depth, 10)
 		for _, s := range in.Select {
-			e, err := p.resolve(s)
-			if err != nil {
-				return nil, err
+			if e, err := p.resolve(s); err == nil {
+				include[e.id] = true
 			}
-			include[e.id] = true
 		}
 		adj := g.adj[0]
 		if in.Infer {
@@ -136,7 +185,7 @@ func ERD(ctx context.Context, p *Project, in ERDInput) (*ERDResult, error) {
 			include[r.FromID], include[r.ToID] = true, true
 		}
 	}
-	res := &ERDResult{Format: format, JoinEvidence: p.lin != nil, Entities: []ERDEntity{}, Relationships: []Relationship{}}
+	res := &ERDResult{JoinEvidence: p.lin != nil, Entities: []ERDEntity{}, Relationships: []Relationship{}}
 	fkCols := map[colKey]bool{}
 	for _, r := range rels {
 		if include[r.FromID] && include[r.ToID] {
@@ -157,13 +206,7 @@ func ERD(ctx context.Context, p *Project, in ERDInput) (*ERDResult, error) {
 	if in.Infer {
 		res.Diagnostics = append(res.Diagnostics, g.inferDia...)
 	}
-	switch format {
-	case "mermaid":
-		res.Diagram = RenderMermaid(res)
-	case "dot":
-		res.Diagram = RenderDOT(res)
-	}
-	return res, nil
+	return res
 }
 
 func (p *Project) erdEntity(e *entity, infer bool, fkCols map[colKey]bool) ERDEntity {

@@ -108,7 +108,17 @@ type Project struct {
 	textOnce sync.Once
 	textIdx  *textIndex
 
+	erdMu    sync.Mutex
+	erdCache map[erdKey]*ERDResult
+
+	gapsOnce sync.Once
+	allGaps  []TestGap
+
 	miscOnce sync.Once
+	counts   map[string]int
+	python   int
+	analyzed int
+	opaque   int
 	policies map[string]StatePolicy // by unique id, where configured
 	relIdx   relIndex
 }
@@ -316,6 +326,23 @@ func (p *Project) misc() {
 			}
 		}
 		p.relIdx = p.relationIndex()
+		p.counts = map[string]int{}
+		for _, n := range p.env.Manifest.AllNodes() {
+			p.counts[n.ResourceType]++
+			if n.ResourceType == dbt.Model {
+				if n.Language == "python" {
+					p.python++
+				}
+				if p.lin != nil {
+					if _, ok := p.lin.ModelColumns(n.UniqueID); ok {
+						p.analyzed++
+					}
+				}
+			}
+		}
+		if p.lin != nil {
+			p.opaque = len(p.lin.Opaque())
+		}
 	})
 }
 

@@ -104,31 +104,20 @@ func Summary(ctx context.Context, p *Project, _ SummaryInput) (*SummaryResult, e
 		}
 		res.Artifacts[f.name] = info
 	}
-	models := 0
-	for _, n := range m.AllNodes() {
-		res.Counts[n.ResourceType]++
-		if n.ResourceType == dbt.Model {
-			models++
-			if n.Language == "python" {
-				res.PythonModels++
-			}
-		}
+	p.misc()
+	for k, v := range p.counts {
+		res.Counts[k] = v
 	}
+	models := p.counts[dbt.Model]
+	res.PythonModels = p.python
 	for _, list := range m.Disabled {
 		res.Disabled += len(list)
 	}
 	res.Lineage.Models = models
 	if p.lin != nil {
 		res.Lineage.Available = true
-		for _, n := range m.AllNodes() {
-			if n.ResourceType != dbt.Model {
-				continue
-			}
-			if _, ok := p.lin.ModelColumns(n.UniqueID); ok {
-				res.Lineage.Analyzed++
-			}
-		}
-		res.Lineage.Opaque = len(p.lin.Opaque())
+		res.Lineage.Analyzed = p.analyzed
+		res.Lineage.Opaque = p.opaque
 		if models > 0 {
 			res.Lineage.Percent = float64(int(1000*float64(res.Lineage.Analyzed)/float64(models))) / 10
 		}
