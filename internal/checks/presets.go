@@ -147,8 +147,10 @@ func parsePresets(file string, data []byte) ([]Preset, error) {
 		perr := func(field string, err error) {
 			path := fmt.Sprintf("$.checks[%d]", i)
 			line := 0
-			if field != "" {
+			if top, _, nested := strings.Cut(field, "."); nested {
 				line = lineOf(astFile, path+"."+field)
+			} else if top != "" {
+				line = keyLine(astFile, path, top)
 			}
 			if line == 0 {
 				line = lineOf(astFile, path)
@@ -237,6 +239,28 @@ func parsePresets(file string, data []byte) ([]Preset, error) {
 		return nil, errors.Join(errs...)
 	}
 	return out, nil
+}
+
+// keyLine is the line of the key field in the mapping at path (0 when absent).
+func keyLine(f *ast.File, path, field string) int {
+	p, err := yaml.PathString(path)
+	if err != nil {
+		return 0
+	}
+	n, err := p.FilterFile(f)
+	if err != nil {
+		return 0
+	}
+	m, ok := n.(*ast.MappingNode)
+	if !ok {
+		return 0
+	}
+	for _, kv := range m.Values {
+		if kv.Key != nil && kv.Key.GetToken() != nil && kv.Key.GetToken().Value == field {
+			return kv.Key.GetToken().Position.Line
+		}
+	}
+	return 0
 }
 
 func lineOf(f *ast.File, path string) int {

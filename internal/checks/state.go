@@ -67,28 +67,25 @@ func NewState() *State {
 // DecodeState parses and validates a state file's bytes. Invalid JSON, a missing version or
 // inconsistent content wrap ErrCorruptState; a version above StateVersion wraps ErrNewerVersion.
 func DecodeState(data []byte) (*State, error) {
-	var probe struct {
-		Version json.RawMessage `json:"version"`
-	}
-	if err := json.Unmarshal(data, &probe); err != nil {
-		return nil, fmt.Errorf("%w: %s", ErrCorruptState, describeJSONError(data, err))
-	}
-	if len(probe.Version) == 0 || isNull(probe.Version) {
-		return nil, fmt.Errorf("%w: no \"version\" field, so this is not a Ripple state file", ErrCorruptState)
-	}
-	var version int
-	if err := json.Unmarshal(probe.Version, &version); err != nil {
-		return nil, fmt.Errorf("%w: \"version\" must be an integer, got %s", ErrCorruptState, probe.Version)
-	}
-	if version > StateVersion {
-		return nil, fmt.Errorf("%w: file version %d, this Ripple reads up to %d; upgrade Ripple to open it", ErrNewerVersion, version, StateVersion)
-	}
-	if version < 1 {
-		return nil, fmt.Errorf("%w: unsupported version %d", ErrCorruptState, version)
-	}
 	st := NewState()
+	st.Version = 0
 	if err := json.Unmarshal(data, st); err != nil {
+		// A newer version may have changed field types: report the version first.
+		var probe struct {
+			Version int `json:"version"`
+		}
+		if json.Unmarshal(data, &probe) == nil && probe.Version > StateVersion {
+			return nil, newerVersionError(probe.Version)
+		}
 		return nil, fmt.Errorf("%w: %s", ErrCorruptState, describeJSONError(data, err))
+	}
+	switch {
+	case st.Version > StateVersion:
+		return nil, newerVersionError(st.Version)
+	case st.Version == 0:
+		return nil, fmt.Errorf("%w: no \"version\" field, so this is not a Ripple state file", ErrCorruptState)
+	case st.Version < 0:
+		return nil, fmt.Errorf("%w: unsupported version %d", ErrCorruptState, st.Version)
 	}
 	if st.Runs == nil {
 		st.Runs = []Run{}
@@ -100,6 +97,10 @@ func DecodeState(data []byte) (*State, error) {
 		return nil, fmt.Errorf("%w: %w", ErrCorruptState, err)
 	}
 	return st, nil
+}
+
+func newerVersionError(v int) error {
+	return fmt.Errorf("%w: file version %d, this Ripple reads up to %d; upgrade Ripple to open it", ErrNewerVersion, v, StateVersion)
 }
 
 // normalize validates ids and canonicalises params in place.
@@ -151,23 +152,56 @@ func (st *State) normalize() error {
 	return nil
 }
 
-// EncodeState renders st as indented JSON with the current version and without HTML escaping.
+// EncodeState renders st as JSON with the current version and without HTML escaping. Runs,
+// checks and context are indented for reading and diffing; artifacts (whole dbt manifests,
+// often megabytes) are written compactly.
 func EncodeState(st *State) ([]byte, error) {
-	cp := *st
-	cp.Version = StateVersion
-	if cp.Runs == nil {
-		cp.Runs = []Run{}
-	}
-	if cp.Checks == nil {
-		cp.Checks = []Check{}
-	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(&cp); err != nil {
-		return nil, fmt.Errorf("encoding state: %w", err)
+	field := func(name string, v any, indent bool) error {
+		fmt.Fprintf(&buf, ",\n  %q: ", name)
+		if indent {
+			enc.SetIndent("  ", "  ")
+		} else {
+			enc.SetIndent("", "")
+		}
+		if err := enc.Encode(v); err != nil {
+			return fmt.Errorf("encoding state %s: %w", name, err)
+		}
+		buf.Truncate(buf.Len() - 1) // Encode's newline
+		return nil
 	}
+	fmt.Fprintf(&buf, "{\n  \"version\": %d", StateVersion)
+	runs, checks := st.Runs, st.Checks
+	if runs == nil {
+		runs = []Run{}
+	}
+	if checks == nil {
+		checks = []Check{}
+	}
+	fields := []struct {
+		name   string
+		v      any
+		indent bool
+		skip   bool
+	}{
+		{"generated_at", st.GeneratedAt, false, st.GeneratedAt.IsZero()},
+		{"git", st.Git, true, st.Git == nil},
+		{"pull_request", st.PullRequest, true, st.PullRequest == nil},
+		{"checks", checks, true, false},
+		{"runs", runs, true, false},
+		{"artifacts", st.Artifacts, false, false},
+	}
+	for _, f := range fields {
+		if f.skip {
+			continue
+		}
+		if err := field(f.name, f.v, f.indent); err != nil {
+			return nil, err
+		}
+	}
+	buf.WriteString("\n}\n")
 	return buf.Bytes(), nil
 }
 
@@ -181,10 +215,10 @@ func describeJSONError(data []byte, err error) string {
 	case errors.As(err, &te):
 		off = te.Offset
 	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return "file is empty"
+	}
 	if off < 0 {
-		if len(bytes.TrimSpace(data)) == 0 {
-			return "file is empty"
-		}
 		return err.Error()
 	}
 	if off > int64(len(data)) {

@@ -108,7 +108,7 @@ func TestBuildErrors(t *testing.T) {
 	}{
 		{"missing ref", func(p *Project) {
 			p.Model("a", Table, "select 1 as x", "select * from {{ ref('gone') }}")
-		}, `current side: model.ripple_test.a refs "gone", which does not exist on the current side`},
+		}, `model.ripple_test.a refs "gone", which does not exist on the current side`},
 		{"disabled ref", func(p *Project) {
 			p.Model("a", Table, "select 1 as x", "select 1 as x").Base().Disabled()
 			p.Model("b", Table, "select * from {{ ref('a') }}", "select * from {{ ref('a') }}")

@@ -193,6 +193,8 @@ type Deps struct {
 	ValueDiff ValueDiffer
 	// Lineage is optional column lineage.
 	Lineage ColumnLineage
+	// SchemaDiff compares catalogs; nil means diff.SchemaDiff.
+	SchemaDiff func(ctx context.Context, env diff.Env, in diff.SchemaDiffInput) (*diff.SchemaDiffResult, error)
 }
 
 var tracked = map[string]bool{dbt.Model: true, dbt.Snapshot: true, dbt.Seed: true}
@@ -388,7 +390,11 @@ func schemaChanges(ctx context.Context, d Deps, models []*Model, res *Result) {
 	if len(both) == 0 {
 		return
 	}
-	sd, err := diff.SchemaDiff(ctx, d.Diff, diff.SchemaDiffInput{NodeIDs: both, Limit: 100000})
+	schemaDiff := d.SchemaDiff
+	if schemaDiff == nil {
+		schemaDiff = diff.SchemaDiff
+	}
+	sd, err := schemaDiff(ctx, d.Diff, diff.SchemaDiffInput{NodeIDs: both, Limit: 100000})
 	if err != nil {
 		res.Errors = append(res.Errors, StepError{Step: "schema_diff", Message: err.Error()})
 		res.SchemaCoverage.Status = "unknown"

@@ -212,9 +212,10 @@ func (lx *lexer) token() (Token, error) {
 		return t, err
 	case (c == 'E' || c == 'e' || c == 'N' || c == 'n' || c == 'B' || c == 'b' || c == 'X' || c == 'x' || c == 'R' || c == 'r') && start+1 < len(src) && src[start+1] == '\'':
 		// Prefixed string literal: E'..', N'..', B'..', X'..', r'..'.
+		p := lx.pos(start)
 		lx.i++
 		t, err := lx.quoted(start+1, '\'', String)
-		t.Pos = lx.pos(start)
+		t.Pos = p
 		return t, err
 	case c == '$' && lx.d.DollarQuote:
 		if t, ok, err := lx.dollar(start); ok || err != nil {

@@ -75,6 +75,8 @@ type Relationship struct {
 	// Optional is true when the referencing columns may be null.
 	Optional bool       `json:"optional"`
 	Evidence []Evidence `json:"evidence"`
+
+	from, to int // entity indexes, for path search
 }
 
 type colKey struct{ id, col string } // col is lower-case
@@ -96,6 +98,7 @@ type erdGraph struct {
 	joinUses map[colKey][]string            // join-key column → joining models
 	relIdx   map[string]*Relationship
 	adj      [2]map[string][]*Relationship // without and with inferred relationships
+	adjIdx   [2][][]*Relationship          // the same by entity index
 }
 
 func (g *erdGraph) keysOf(id string) *entityKeys {
@@ -424,6 +427,15 @@ func (p *Project) buildGraph() *erdGraph {
 	sortRels(g.inferred)
 	g.adj[0] = adjacency(g.relationships(false))
 	g.adj[1] = adjacency(g.relationships(true))
+	for k, infer := range []bool{false, true} {
+		g.adjIdx[k] = make([][]*Relationship, len(p.entities))
+		for _, r := range g.relationships(infer) {
+			g.adjIdx[k][r.from] = append(g.adjIdx[k][r.from], r)
+			if r.to != r.from {
+				g.adjIdx[k][r.to] = append(g.adjIdx[k][r.to], r)
+			}
+		}
+	}
 	return g
 }
 
@@ -454,7 +466,7 @@ func (g *erdGraph) addRel(from *entity, fromCols []string, to *entity, toCols []
 		r.Evidence = append(r.Evidence, ev)
 		return
 	}
-	r := &Relationship{From: from.name, FromID: from.id, FromColumns: fromCols, To: to.name, ToID: to.id, ToColumns: toCols, Evidence: []Evidence{ev}}
+	r := &Relationship{From: from.name, FromID: from.id, FromColumns: fromCols, To: to.name, ToID: to.id, ToColumns: toCols, Evidence: []Evidence{ev}, from: from.idx, to: to.idx}
 	g.relIdx[k] = r
 	g.rels = append(g.rels, r)
 }

@@ -3,6 +3,7 @@ package static
 import (
 	"context"
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -53,6 +54,27 @@ func TestGaps(ctx context.Context, p *Project, in TestGapsInput) (*TestGapsResul
 		only = e
 	}
 	limit := clampLimit(in.Limit, 50, 500)
+	var gaps []TestGap
+	total := 0
+	if only == nil {
+		// The whole-project list is computed once and shared.
+		p.gapsOnce.Do(func() { p.allGaps, _ = p.gapsFor(nil, math.MaxInt) })
+		total = len(p.allGaps)
+		gaps = p.allGaps[:min(limit, total)]
+	} else {
+		gaps, total = p.gapsFor(only, limit)
+	}
+	res := &TestGapsResult{Total: total, Gaps: []TestGap{}, Truncated: total > len(gaps),
+		Note: "Suggestions are heuristic: check them against what the data means. Tests on sources belong in the source YAML."}
+	if p.lin == nil {
+		res.Note += " Column lineage was not available, so join keys used downstream were not checked."
+	}
+	res.Gaps = append(res.Gaps, gaps...)
+	return res, nil
+}
+
+// gapsFor lists the gaps (of one entity when only is set), rendering at most limit.
+func (p *Project) gapsFor(only *entity, limit int) ([]TestGap, int) {
 	g := p.graph()
 	testsKey := p.testsKey()
 	var gaps []TestGap
@@ -173,13 +195,7 @@ func TestGaps(ctx context.Context, p *Project, in TestGapsInput) (*TestGapsResul
 				p.gapYAML(e, col, "not_null", nil, testsKey)
 		})
 	}
-	res := &TestGapsResult{Total: total, Gaps: []TestGap{}, Truncated: total > len(gaps),
-		Note: "Suggestions are heuristic: check them against what the data means. Tests on sources belong in the source YAML."}
-	if p.lin == nil {
-		res.Note += " Column lineage was not available, so join keys used downstream were not checked."
-	}
-	res.Gaps = append(res.Gaps, gaps...)
-	return res, nil
+	return gaps, total
 }
 
 func anyComboTest(g *erdGraph, e *entity, cols []string) bool {

@@ -97,7 +97,7 @@ func (p *Project) inferGraph(g *erdGraph) {
 				continue
 			}
 			t := cands[0]
-			r := &Relationship{From: e.name, FromID: e.id, FromColumns: []string{c.Name}, To: t.e.name, ToID: t.e.id, ToColumns: []string{t.col},
+			r := &Relationship{From: e.name, FromID: e.id, FromColumns: []string{c.Name}, To: t.e.name, ToID: t.e.id, ToColumns: []string{t.col}, from: e.idx, to: t.e.idx,
 				Evidence: []Evidence{{Basis: BasisInferred, Kind: "naming", Source: e.id, Detail: fmt.Sprintf("%s.%s is named after %s.%s", e.name, c.Name, t.e.name, t.col)}}}
 			g.finishRel(r)
 			g.inferred = append(g.inferred, r)

@@ -88,7 +88,7 @@ func (p *Project) compareObserved(ctx context.Context, edges []ObservedEdge, lim
 		Note: "Observed lineage covers only what ran; edges from code paths that did not run are reported as extra."}
 	p.misc()
 	rel := p.relIdx
-	observed := map[string]map[string]bool{} // target id → edge set
+	observed := map[string]map[edgeKey]bool{} // target id → edge set
 	unresolved := map[string]bool{}
 	for _, ed := range edges {
 		src, dst := rel.lookup(ed.SourceTable), rel.lookup(ed.TargetTable)
@@ -103,9 +103,9 @@ func (p *Project) compareObserved(ctx context.Context, edges []ObservedEdge, lim
 			continue
 		}
 		if observed[dst.id] == nil {
-			observed[dst.id] = map[string]bool{}
+			observed[dst.id] = map[edgeKey]bool{}
 		}
-		observed[dst.id][edgeString(src, ed.SourceColumn, dst, ed.TargetColumn)] = true
+		observed[dst.id][edgeKey{src, strings.ToLower(ed.SourceColumn), strings.ToLower(ed.TargetColumn)}] = true
 	}
 	for t := range unresolved {
 		res.UnresolvedTables = append(res.UnresolvedTables, t)
@@ -126,7 +126,7 @@ func (p *Project) compareObserved(ctx context.Context, edges []ObservedEdge, lim
 		e := p.byID[id]
 		obs := observed[id]
 		ma := ModelAgreement{Model: e.name, UniqueID: id, Observed: len(obs)}
-		static := map[string]bool{}
+		static := map[edgeKey]bool{}
 		cols, ok := p.lin.ModelColumns(id)
 		if !ok {
 			ma.Note = "no static column lineage (opaque or not analyzed)"
@@ -134,7 +134,7 @@ func (p *Project) compareObserved(ctx context.Context, edges []ObservedEdge, lim
 		for _, c := range cols {
 			for _, in := range c.Inputs {
 				if src := p.byID[in.Node]; src != nil {
-					static[edgeString(src, in.Column, e, c.Column)] = true
+					static[edgeKey{src, strings.ToLower(in.Column), strings.ToLower(c.Column)}] = true
 				}
 			}
 		}
@@ -143,12 +143,12 @@ func (p *Project) compareObserved(ctx context.Context, edges []ObservedEdge, lim
 			if static[k] {
 				ma.Both++
 			} else {
-				ma.Missed = append(ma.Missed, k)
+				ma.Missed = append(ma.Missed, k.String(e))
 			}
 		}
 		for k := range static {
 			if !obs[k] {
-				ma.Extra = append(ma.Extra, k)
+				ma.Extra = append(ma.Extra, k.String(e))
 			}
 		}
 		sort.Strings(ma.Missed)
@@ -177,8 +177,14 @@ func ratio(a, b int) float64 {
 	return float64(int(10000*float64(a)/float64(b)+0.5)) / 10000
 }
 
-func edgeString(src *entity, srcCol string, dst *entity, dstCol string) string {
-	return src.name + "." + strings.ToLower(srcCol) + " -> " + dst.name + "." + strings.ToLower(dstCol)
+// edgeKey is a column edge into a known target model.
+type edgeKey struct {
+	src            *entity
+	srcCol, dstCol string // lower-case
+}
+
+func (k edgeKey) String(dst *entity) string {
+	return k.src.name + "." + k.srcCol + " -> " + dst.name + "." + k.dstCol
 }
 
 type relIndex map[string][]*entity

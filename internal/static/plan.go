@@ -74,9 +74,9 @@ func PlanQuery(ctx context.Context, p *Project, in PlanQueryInput) (*PlanQueryRe
 		}
 	}
 	g := p.graph()
-	adj := g.adj[0]
+	adj := g.adjIdx[0]
 	if in.Infer {
-		adj = g.adj[1]
+		adj = g.adjIdx[1]
 	}
 	base := want[0]
 	res := &PlanQueryResult{Base: base.name, Grain: p.grain(base), Tables: []PlannedTable{}, Joins: []PlannedJoin{}, Warnings: []string{}}
@@ -97,7 +97,7 @@ func PlanQuery(ctx context.Context, p *Project, in PlanQueryInput) (*PlanQueryRe
 		if inQuery[t.id] {
 			continue
 		}
-		path := cheapestPath(adj, inQuery, t.id)
+		path := p.cheapestPath(adj, inQuery, t.id)
 		if path == nil {
 			hint := ""
 			if !in.Infer {
@@ -258,11 +258,7 @@ func edgeWeight(r *Relationship) int {
 	return w
 }
 
-type pqItem struct {
-	id   string
-	dist int
-	seq  int
-}
+type pqItem struct{ node, dist, seq int }
 
 type pq []pqItem
 
@@ -284,55 +280,57 @@ func (q *pq) Pop() any {
 
 // cheapestPath runs Dijkstra from every table in the query to target over
 // the undirected relationship graph; nil when unreachable.
-func cheapestPath(adj map[string][]*Relationship, sources map[string]bool, target string) []pathStep {
-	dist := map[string]int{}
-	prev := map[string]pathStep{}
+func (p *Project) cheapestPath(adj [][]*Relationship, sources map[string]bool, target string) []pathStep {
+	n := len(p.entities)
+	dist := make([]int, n)
+	prev := make([]*Relationship, n)
+	prevNode := make([]int, n)
+	isSrc := make([]bool, n)
+	for i := range dist {
+		dist[i] = -1
+	}
 	q := &pq{}
 	seq := 0
-	// Deterministic source order.
-	srcs := make([]string, 0, len(sources))
-	for id := range sources {
-		srcs = append(srcs, id)
+	for _, e := range p.entities { // deterministic source order
+		if sources[e.id] {
+			isSrc[e.idx] = true
+			dist[e.idx] = 0
+			heap.Push(q, pqItem{e.idx, 0, seq})
+			seq++
+		}
 	}
-	sortStrings(srcs)
-	for _, id := range srcs {
-		dist[id] = 0
-		heap.Push(q, pqItem{id, 0, seq})
-		seq++
-	}
+	tgt := p.byID[target].idx
 	for q.Len() > 0 {
 		it := heap.Pop(q).(pqItem)
-		if it.dist > dist[it.id] {
+		if it.dist > dist[it.node] {
 			continue
 		}
-		if it.id == target {
+		if it.node == tgt {
 			break
 		}
-		for _, r := range adj[it.id] {
-			other := r.ToID
-			if other == it.id {
-				other = r.FromID
+		for _, r := range adj[it.node] {
+			other := r.to
+			if other == it.node {
+				other = r.from
 			}
-			if sources[other] && other != target {
+			if isSrc[other] {
 				continue
 			}
 			nd := it.dist + edgeWeight(r)
-			if d, ok := dist[other]; !ok || nd < d {
+			if dist[other] < 0 || nd < dist[other] {
 				dist[other] = nd
-				prev[other] = pathStep{rel: r, from: it.id, to: other}
+				prev[other], prevNode[other] = r, it.node
 				heap.Push(q, pqItem{other, nd, seq})
 				seq++
 			}
 		}
 	}
-	if _, ok := dist[target]; !ok {
+	if dist[tgt] < 0 {
 		return nil
 	}
 	var path []pathStep
-	for cur := target; !sources[cur]; {
-		st := prev[cur]
-		path = append(path, st)
-		cur = st.from
+	for cur := tgt; !isSrc[cur]; cur = prevNode[cur] {
+		path = append(path, pathStep{rel: prev[cur], from: p.entities[prevNode[cur]].id, to: p.entities[cur].id})
 	}
 	for i, j := 0, len(path)-1; i < j; i, j = i+1, j-1 {
 		path[i], path[j] = path[j], path[i]

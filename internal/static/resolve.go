@@ -164,5 +164,3 @@ func levenshtein(a, b string, max int) int {
 	}
 	return prev[len(rb)]
 }
-
-func sortStrings(s []string) { sort.Strings(s) }

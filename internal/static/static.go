@@ -134,6 +134,7 @@ type entity struct {
 	descs    map[string]string
 	physical bool // columns come from the catalog (exact warehouse spelling)
 	lowCols  []string
+	idx      int    // position in Project.entities
 	dataset  string // database.schema.identifier
 	stem     string // singular entity noun used by naming inference
 	layer    string // name prefix such as stg, int, dim, fct ("" for marts)
@@ -207,7 +208,8 @@ func New(env *dbt.Env, opts Options) *Project {
 		}
 		return p.entities[i].id < p.entities[j].id
 	})
-	for _, e := range p.entities {
+	for i, e := range p.entities {
+		e.idx = i
 		keys := []string{e.lowName, strings.ToLower(e.id)}
 		if e.kind == dbt.Source {
 			keys = append(keys, "source:"+e.lowName, strings.ToLower(e.node.Name))

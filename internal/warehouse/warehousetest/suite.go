@@ -159,6 +159,27 @@ func RunSuite(t *testing.T, newTarget func(t *testing.T) Target) {
 		}
 	})
 
+	t.Run("DialectRoundTrip", func(t *testing.T) {
+		lit := "it's a \\ back\\slash, a \"quote\" and\na newline"
+		ident := `Mixed "Case" col`
+		q := "SELECT " + d.StringLiteral(lit) + " AS " + d.QuoteIdent(ident) + ", " +
+			d.DateTrunc("month", "ts") + " AS m, " + d.CastToString("id") + " AS sid, " +
+			d.CastToString("d") + " AS sd FROM " + table("ripple_types") + " WHERE id = 1"
+		res, err := conn.Query(ctx, q, warehouse.QueryOptions{})
+		if err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		want := []any{lit, "2024-01-01T00:00:00", "1", "12.50"}
+		for i, w := range want {
+			if res.Rows[0][i] != w {
+				t.Errorf("column %d = %#v, want %#v", i, res.Rows[0][i], w)
+			}
+		}
+		if res.Columns[0].Name != ident {
+			t.Errorf("quoted column name = %q, want %q", res.Columns[0].Name, ident)
+		}
+	})
+
 	t.Run("RowCap", func(t *testing.T) {
 		q := "SELECT i FROM " + table("ripple_many") + " ORDER BY i"
 		res, err := conn.Query(ctx, q, warehouse.QueryOptions{})
