@@ -7,6 +7,7 @@ import (
 	"math/rand"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ripple-data/ripple/internal/dbt"
 )
@@ -122,11 +123,13 @@ func BenchmarkProjectLineage(b *testing.B) {
 	env := synthProject(b)
 	ctx := context.Background()
 	b.Run("cold", func(b *testing.B) {
+		c0 := cpuTime()
 		for b.Loop() {
 			if _, err := AnalyzeProject(ctx, env, NewCache()); err != nil {
 				b.Fatal(err)
 			}
 		}
+		reportCPU(b, c0)
 	})
 	b.Run("one_model_changed", func(b *testing.B) {
 		cache := NewCache()
@@ -137,6 +140,7 @@ func BenchmarkProjectLineage(b *testing.B) {
 		orig := n.CompiledCode
 		defer func() { n.CompiledCode = orig }()
 		i := 0
+		c0 := cpuTime()
 		for b.Loop() {
 			i++
 			n.CompiledCode = fmt.Sprintf("%s-- edit %d\n", orig, i)
@@ -148,6 +152,7 @@ func BenchmarkProjectLineage(b *testing.B) {
 				b.Fatalf("re-analysed %d models, want 1", pl.Stats.Analyzed)
 			}
 		}
+		reportCPU(b, c0)
 	})
 	b.Run("impact", func(b *testing.B) {
 		pl, err := AnalyzeProject(ctx, env, NewCache())
@@ -156,10 +161,19 @@ func BenchmarkProjectLineage(b *testing.B) {
 		}
 		changed := []NodeColumn{{Node: "model.shop.m1000", Column: "c4"}}
 		pl.Impact(changed) // builds the index once
+		c0 := cpuTime()
 		for b.Loop() {
 			pl.Impact(changed)
 		}
+		reportCPU(b, c0)
 	})
+}
+
+// reportCPU adds CPU time per operation (all cores) next to wall time.
+func reportCPU(b *testing.B, c0 time.Duration) {
+	if d := cpuTime() - c0; d > 0 && b.N > 0 {
+		b.ReportMetric(float64(d.Nanoseconds())/float64(b.N)/1e6, "cpu-ms/op")
+	}
 }
 
 func TestSyntheticProject(t *testing.T) {

@@ -139,6 +139,9 @@ type ProjectLineage struct {
 type relIndex struct {
 	full  map[string]string // db.schema.alias and relation_name
 	short map[string][]string
+	keys  map[string][]string // node id -> its relation keys
+	// catalog caches catalog column names per node id.
+	catalog map[string][]string
 }
 
 func relKeys(n *dbt.Node) []string {
@@ -157,7 +160,7 @@ func relKeys(n *dbt.Node) []string {
 }
 
 func newRelIndex(m *dbt.Manifest) *relIndex {
-	ri := &relIndex{full: map[string]string{}, short: map[string][]string{}}
+	ri := &relIndex{full: map[string]string{}, short: map[string][]string{}, keys: map[string][]string{}, catalog: map[string][]string{}}
 	ids := make([]string, 0, len(m.AllNodes()))
 	for id := range m.AllNodes() {
 		ids = append(ids, id)
@@ -170,7 +173,8 @@ func newRelIndex(m *dbt.Manifest) *relIndex {
 		default:
 			continue
 		}
-		for _, k := range relKeys(n) {
+		ri.keys[id] = relKeys(n)
+		for _, k := range ri.keys[id] {
 			if _, ok := ri.full[k]; !ok {
 				ri.full[k] = id
 			}
@@ -220,6 +224,11 @@ func AnalyzeProject(ctx context.Context, env *dbt.Env, cache *Cache) (*ProjectLi
 	pl := &ProjectLineage{Dialect: dialect, Models: map[string]*ModelLineage{}, children: map[string][]string{},
 		Stats: ProjectStats{Reasons: map[string]int{}}}
 	ri := newRelIndex(m)
+	for id := range ri.keys {
+		if cc := catalogColumns(env, id); cc != nil {
+			ri.catalog[id] = cc
+		}
+	}
 
 	var models []string
 	for id, n := range m.Nodes {
@@ -394,8 +403,12 @@ func analyzeModel(env *dbt.Env, n *dbt.Node, dialect string, ri *relIndex, done 
 		if !ok {
 			continue
 		}
-		u := upstream{id: pid, keys: relKeys(pn)}
-		if cc := catalogColumns(env, pid); cc != nil {
+		keys, ok := ri.keys[pid]
+		if !ok {
+			keys = relKeys(pn)
+		}
+		u := upstream{id: pid, keys: keys}
+		if cc := ri.catalog[pid]; cc != nil {
 			u.cols = cc
 		} else if ml, ok := done[pid]; ok {
 			for _, c := range ml.Columns {

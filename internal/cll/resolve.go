@@ -2,7 +2,6 @@ package cll
 
 import (
 	"fmt"
-	"hash/fnv"
 	"regexp"
 	"sort"
 	"strconv"
@@ -167,14 +166,28 @@ func newAnalyzer(d sqlparse.Dialect, schema Schema) *analyzer {
 
 // normRel lower-cases a relation name and strips identifier quotes.
 func normRel(s string) string {
-	s = strings.NewReplacer(`"`, "", "`", "", "[", "", "]", "").Replace(s)
-	return strings.ToLower(strings.TrimSpace(s))
+	if strings.ContainsAny(s, "\"`[] \t\n") {
+		var b strings.Builder
+		for _, r := range strings.TrimSpace(s) {
+			switch r {
+			case '"', '`', '[', ']':
+				continue
+			}
+			b.WriteRune(r)
+		}
+		s = b.String()
+	}
+	return strings.ToLower(s)
 }
 
+// hashStr is FNV-1a 64, inlined to avoid allocating a hasher per digest.
 func hashStr(s string) string {
-	h := fnv.New64a()
-	h.Write([]byte(s))
-	return strconv.FormatUint(h.Sum64(), 16)
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(s); i++ {
+		h ^= uint64(s[i])
+		h *= 1099511628211
+	}
+	return strconv.FormatUint(h, 16)
 }
 
 func (a *analyzer) lookupSchema(name string) ([]string, bool) {

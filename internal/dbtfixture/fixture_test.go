@@ -21,7 +21,7 @@ var update = flag.Bool("update", false, "rewrite testdata golden files")
 // scenario is a small project touching every builder feature.
 func scenario(t *testing.T) *dbtfixture.Project {
 	p := dbtfixture.New(t)
-	p.Source("raw", "payments", dbtfixture.CSV("id,order_id,amount\n1,1,1000\n2,1,250\n3,2,999\n"))
+	p.Source("raw", "payments", dbtfixture.CSV("id,order_id,amount\n1,1,1000\n2,1,250\n3,2,999\n")).Tests(dbtfixture.Unique("id"))
 	p.Seed("raw_orders", dbtfixture.CSV("id,customer_id,status\n1,1,placed\n2,2,shipped\n3,3,placed\n"))
 	p.Macro("cents_to_dollars(col)", "{{ col }} / 100", "round({{ col }} / 100.0, 2)")
 	p.Table("customers", []string{"id INTEGER", "name VARCHAR", "age INTEGER"},

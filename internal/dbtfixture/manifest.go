@@ -275,6 +275,10 @@ func (g *graphs) testJSON(sg *sideGraph, t *bnode, created float64) obj {
 	if t.test.column != "" {
 		col = t.test.column
 	}
+	fileKey := "models." + t.r.name
+	if t.r.kind == kindSource {
+		fileKey = "sources." + t.r.sourceName
+	}
 	return obj{
 		"database": g.out.Database, "schema": t.schema, "name": t.name, "resource_type": "test",
 		"package_name": t.pkg, "path": p, "original_file_path": ofp, "unique_id": t.uid,
@@ -290,7 +294,7 @@ func (g *graphs) testJSON(sg *sideGraph, t *bnode, created float64) obj {
 		"compiled_path": "target/compiled/" + t.pkg + "/" + ofp + "/" + t.name + ".sql", "compiled": true,
 		"compiled_code": t.compiled, "extra_ctes_injected": true, "extra_ctes": []any{},
 		"contract":    obj{"enforced": false, "alias_types": true, "checksum": nil},
-		"column_name": col, "file_key_name": "models." + t.r.name, "attached_node": t.attached,
+		"column_name": col, "file_key_name": fileKey, "attached_node": t.attached,
 		"test_metadata": obj{"name": t.test.name, "kwargs": t.kwargs, "namespace": nullIfEmpty(t.test.namespace)},
 	}
 }

@@ -2,6 +2,8 @@ package diff
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -42,6 +44,19 @@ func fixtureEnv(t *testing.T) Env {
 			{1, dbtfixture.Expr("date '2024-01-01'"), dbtfixture.Expr("timestamp '2024-01-01 10:00:00'"), true, 1.0},
 			{2, dbtfixture.Expr("date '2024-01-03'"), dbtfixture.Expr("timestamp '2024-01-02 10:00:00'"), true, 4.0},
 			{3, dbtfixture.Expr("date '2024-01-05'"), nil, nil, 3.0}})
+	p.Table("names", []string{"id INTEGER", "name VARCHAR"},
+		dbtfixture.Rows{{1, "Alice"}, {2, "Bob"}, {3, "Charlie"}, {4, nil}},
+		dbtfixture.Rows{{1, "Alice"}, {2, "Bob"}, {3, "Charlie"}, {4, "Bob"}})
+	p.Table("ages", []string{"id INTEGER", "age INTEGER"},
+		dbtfixture.Rows{{1, 25}, {2, 30}, {3, 35}, {4, 50}},
+		dbtfixture.Rows{{1, 25}, {2, 30}, {3, 35}, {4, 50}})
+	p.Table("nullkey", []string{"id INTEGER", "v INTEGER"},
+		dbtfixture.Rows{{1, 1}, {nil, 2}},
+		dbtfixture.Rows{{1, 1}, {2, 2}})
+	p.Table("shape", []string{"id INTEGER", "name VARCHAR", "old INTEGER"},
+		dbtfixture.Rows{{1, "a", 1}},
+		nil)
+	p.Model("reshaped", dbtfixture.Table, "select 1 as id, 'a' as name, 1 as old", "select 1 as id, 2 as name, 3 as extra")
 	p.Model("stg_view", dbtfixture.View, "select * from {{ ref('customers') }}", "select * from {{ ref('customers') }}")
 	p.Model("eph", dbtfixture.Ephemeral, "select 1 as x", "select 1 as x")
 	p.Model("legacy", dbtfixture.Table, "select 1 as x", "")
@@ -74,5 +89,228 @@ func TestValueDiffDuckDB(t *testing.T) {
 	if amt.Matched != 1 || fmtF(amt.MatchedP) != "0.5" || fmtF(amt.BaseMean) != "150" || fmtF(amt.CurrentMean) != "216.66666666666666" {
 		t.Fatalf("amount = %+v matched_p=%s base_mean=%s current_mean=%s", amt, fmtF(amt.MatchedP), fmtF(amt.BaseMean), fmtF(amt.CurrentMean))
 	}
-	t.Logf("%s", strings.Join(nil, ""))
+}
+
+func jsonOf(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func TestRowCountDiffDuckDB(t *testing.T) {
+	env := fixtureEnv(t)
+	ctx := context.Background()
+	res, err := RowCountDiff(ctx, env, RowCountDiffInput{
+		NodeNames: []string{"customers", "stg_view", "legacy", "brand_new", "eph", "raw_things", "customers_", "orders"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	type want struct {
+		base, cur        string
+		bstatus, cstatus string
+		bmsg, cmsg       string
+	}
+	i64 := func(p *int64) string {
+		if p == nil {
+			return "nil"
+		}
+		return fmt.Sprint(*p)
+	}
+	for name, w := range map[string]want{
+		"customers":  {"2", "3", StatusOK, StatusOK, "", ""},
+		"stg_view":   {"2", "3", StatusOK, StatusOK, "", ""},
+		"orders":     {"2", "3", StatusOK, StatusOK, "", ""},
+		"legacy":     {"1", "nil", StatusOK, StatusNotInManifest, "", "not found in current manifest"},
+		"brand_new":  {"nil", "1", StatusNotInManifest, StatusOK, "not found in base manifest", ""},
+		"eph":        {"nil", "nil", StatusUnsupportedMaterialization, StatusUnsupportedMaterialization, "ephemeral", "ephemeral"},
+		"raw_things": {"nil", "nil", StatusUnsupportedResourceType, StatusUnsupportedResourceType, "seed", "seed"},
+		"customers_": {"nil", "nil", StatusNotInManifest, StatusNotInManifest, `did you mean "customers"`, `did you mean "customers"`},
+	} {
+		rc := res.Models[name]
+		if rc == nil {
+			t.Fatalf("%s missing from %s", name, jsonOf(t, res))
+		}
+		got := want{i64(rc.Base), i64(rc.Current), rc.BaseMeta.Status, rc.CurrentMeta.Status, "", ""}
+		if got.base != w.base || got.cur != w.cur || got.bstatus != w.bstatus || got.cstatus != w.cstatus ||
+			!strings.Contains(rc.BaseMeta.Message, w.bmsg) || !strings.Contains(rc.CurrentMeta.Message, w.cmsg) {
+			t.Errorf("%s = %s, want %+v", name, jsonOf(t, rc), w)
+		}
+	}
+
+	// A relation missing in the warehouse is a status, not a failure.
+	n, _ := env.Project.Current.Manifest.Lookup("orders")
+	saved := n.RelationName
+	n.RelationName = `"ripple"."no_such_schema"."orders"`
+	defer func() { n.RelationName = saved }()
+	res, err = RowCountDiff(ctx, env, RowCountDiffInput{NodeIDs: []string{n.UniqueID}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc := res.Models["orders"]
+	if rc.CurrentMeta.Status != StatusTableNotFound || !strings.Contains(rc.CurrentMeta.Message, "stale dbt artifacts") ||
+		!strings.Contains(rc.CurrentMeta.Message, "environment configuration") || rc.BaseMeta.Status != StatusOK || *rc.Base != 2 {
+		t.Fatalf("missing table: %s", jsonOf(t, rc))
+	}
+
+	// Selector-driven: only models, snapshots and seeds are counted.
+	env.Select = func(sel, exclude string) ([]string, error) {
+		if sel != "tag:x" || exclude != "orders" {
+			t.Fatalf("select %q exclude %q", sel, exclude)
+		}
+		return []string{"model.ripple_test.customers", "test.ripple_test.unique_x", "seed.ripple_test.raw_things"}, nil
+	}
+	res, err = RowCountDiff(ctx, env, RowCountDiffInput{Select: "tag:x", Exclude: "orders"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Models) != 2 || res.Models["customers"] == nil || res.Models["raw_things"].BaseMeta.Status != StatusUnsupportedResourceType {
+		t.Fatalf("selected: %s", jsonOf(t, res))
+	}
+	if _, err := RowCountDiff(ctx, env, RowCountDiffInput{NodeIDs: []string{"model.ripple_test.customerz"}}); err == nil || !strings.Contains(err.Error(), "model.ripple_test.customers") {
+		t.Fatalf("unknown id: %v", err)
+	}
+}
+
+func TestSchemaDiffDuckDB(t *testing.T) {
+	env := fixtureEnv(t)
+	ctx := context.Background()
+	res, err := SchemaDiff(ctx, env, SchemaDiffInput{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := jsonOf(t, res.Changes.Data)
+	want := `[["model.ripple_test.reshaped","name","modified","VARCHAR","INTEGER"],["model.ripple_test.reshaped","extra","added",null,"INTEGER"],["model.ripple_test.reshaped","old","removed","INTEGER",null]]`
+	if got != want {
+		t.Fatalf("changes = %s\nwant %s", got, want)
+	}
+	if res.Coverage.Status != CoverageComplete || res.Coverage.UncheckedNodeCount != 0 || len(res.Coverage.UncheckedNodes) != 0 {
+		t.Fatalf("coverage = %+v", res.Coverage)
+	}
+	// A node without catalog columns on one side is unchecked, never removed.
+	delete(env.Project.Base.Catalog.Nodes, "model.ripple_test.orders")
+	res, err = SchemaDiff(ctx, env, SchemaDiffInput{NodeIDs: []string{"model.ripple_test.orders", "model.ripple_test.eph", "model.ripple_test.customers"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Changes.Data) != 0 || res.Coverage.Status != CoveragePartial || jsonOf(t, res.Coverage.UncheckedNodes) != `["model.ripple_test.orders"]` || res.Coverage.UncheckedNodeCount != 1 || res.Coverage.More {
+		t.Fatalf("partial = %s", jsonOf(t, res))
+	}
+}
+
+func TestQueryDuckDB(t *testing.T) {
+	env := fixtureEnv(t)
+	ctx := context.Background()
+	for _, sql := range []string{
+		"select * from {{ ref('customers') }} order by id",
+		`select * from {{ref("customers")}} order by id;`,
+		"select * from {{   ref( 'ripple_test' ,  \"customers\" )   }} order by id -- trailing comment",
+	} {
+		res, err := Query(ctx, env, QueryInput{SQL: sql})
+		if err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+		if got := jsonOf(t, res.Data); got != `[[1,"Alice",30],[2,"Bob",25],[3,"Charlie",35]]` || *res.TotalRowCount != 3 || res.More {
+			t.Fatalf("%s: %s", sql, jsonOf(t, res))
+		}
+	}
+	res, err := Query(ctx, env, QueryInput{SQL: "select count(*) as n from {{ ref('customers') }}", Base: true})
+	if err != nil || jsonOf(t, res.Data) != `[[2]]` {
+		t.Fatalf("base: %v %s", err, jsonOf(t, res))
+	}
+	res, err = Query(ctx, env, QueryInput{SQL: "select i from range(2500) t(i) order by i"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Data) != 2000 || !res.More || *res.TotalRowCount != 2500 || *res.Limit != 2000 {
+		t.Fatalf("capped: rows=%d more=%v total=%v", len(res.Data), res.More, res.TotalRowCount)
+	}
+	for sql, want := range map[string]string{
+		"delete from {{ ref('customers') }}":           "read-only",
+		"select 1; drop table x":                       "more than one statement",
+		"select * from {{ ref('customerz') }}":         `did you mean "customers"`,
+		"select * from {{ ref('eph') }}":               "ephemeral",
+		"select {{ var('x') }}":                        "only {{ ref('model') }}",
+		"select * from {{ source('raw', 'missing') }}": "source('raw', 'missing')",
+		"   ": "empty",
+	} {
+		if _, err := Query(ctx, env, QueryInput{SQL: sql}); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: err = %v, want %q", sql, err, want)
+		}
+	}
+}
+
+func TestQueryDiffDuckDB(t *testing.T) {
+	env := fixtureEnv(t)
+	ctx := context.Background()
+	res, err := QueryDiff(ctx, env, QueryDiffInput{SQL: "select * from {{ ref('customers') }} order by id"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Base.Data) != 2 || len(res.Current.Data) != 3 || res.Diff != nil {
+		t.Fatalf("no keys: %s", jsonOf(t, res))
+	}
+	res, err = QueryDiff(ctx, env, QueryDiffInput{SQL: "select * from {{ ref('customers') }}", BaseSQL: "select * from {{ ref('customers') }} where id <= 1"})
+	if err != nil || len(res.Base.Data) != 1 {
+		t.Fatalf("base_sql: %v %s", err, jsonOf(t, res))
+	}
+	res, err = QueryDiff(ctx, env, QueryDiffInput{SQL: "select id, amount from {{ ref('orders') }}", PrimaryKeys: []string{"ID"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := jsonOf(t, res.Diff.Data); got != `[[1,100,true,false],[1,150,false,true],[3,300,false,true]]` {
+		t.Fatalf("diff = %s", got)
+	}
+	if *res.Summary != (QueryDiffSummary{Added: 1, Removed: 0, Changed: 1}) || res.Base != nil || res.Current != nil {
+		t.Fatalf("summary = %s", jsonOf(t, res))
+	}
+	// Over the cap the summary is computed in the warehouse.
+	res, err = QueryDiff(ctx, env, QueryDiffInput{SQL: "select i as id, i % 7 as v from range(3000) t(i)", BaseSQL: "select i as id, i % 5 as v from range(2500) t(i)", PrimaryKeys: []string{"id"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Diff.More || len(res.Diff.Data) != 2000 || res.Summary.Added != 500 || res.Summary.Removed != 0 || res.Summary.Changed <= 0 || *res.Diff.TotalRowCount != 500+2*res.Summary.Changed {
+		t.Fatalf("capped summary = %s more=%v total=%v", jsonOf(t, res.Summary), res.Diff.More, *res.Diff.TotalRowCount)
+	}
+	if _, err := QueryDiff(ctx, env, QueryDiffInput{SQL: "select id from {{ ref('orders') }}", BaseSQL: "select id, amount from {{ ref('orders') }}", PrimaryKeys: []string{"id"}}); err == nil || !strings.Contains(err.Error(), "same columns") {
+		t.Fatalf("column mismatch: %v", err)
+	}
+}
+
+func TestProfileDiffDuckDB(t *testing.T) {
+	env := fixtureEnv(t)
+	ctx := context.Background()
+	res, err := ProfileDiff(ctx, env, ProfileDiffInput{Model: "customers"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := jsonOf(t, res.Base.Data), `[["id","INTEGER",2,1,1,2,true,"1","2",1.5,1.5],["name","VARCHAR",2,1,1,2,true,null,null,null,null],["age","INTEGER",2,1,1,2,true,"25","30",27.5,27.5]]`; got != want {
+		t.Fatalf("base = %s\nwant %s", got, want)
+	}
+	if got, want := jsonOf(t, res.Current.Data), `[["id","INTEGER",3,1,1,3,true,"1","3",2,2],["name","VARCHAR",3,1,1,3,true,null,null,null,null],["age","INTEGER",3,1,1,3,true,"25","35",30,30]]`; got != want {
+		t.Fatalf("current = %s\nwant %s", got, want)
+	}
+	res, err = ProfileDiff(ctx, env, ProfileDiffInput{Model: "emptied", Columns: []string{"V"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := jsonOf(t, res.Base.Data), `[["v","DOUBLE",3,0.6666666666666666,0.6666666666666666,2,false,"1.5","2.5",2,2]]`; got != want {
+		t.Fatalf("emptied base = %s\nwant %s", got, want)
+	}
+	if got, want := jsonOf(t, res.Current.Data), `[["v","DOUBLE",0,null,null,0,null,null,null,null,null]]`; got != want {
+		t.Fatalf("emptied current = %s\nwant %s", got, want)
+	}
+	res, err = ProfileDiff(ctx, env, ProfileDiffInput{Model: "events", Columns: []string{"day", "flag"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := jsonOf(t, res.Current.Data), `[["day","DATE",3,1,1,3,true,"2024-01-01","2024-01-05",null,null],["flag","BOOLEAN",3,0.6666666666666666,0.3333333333333333,1,false,null,null,1,null]]`; got != want {
+		t.Fatalf("events current = %s\nwant %s", got, want)
+	}
+	if _, err := ProfileDiff(ctx, env, ProfileDiffInput{Model: "customers", Columns: []string{"nope"}}); err == nil || !strings.Contains(err.Error(), "id, name, age") {
+		t.Fatalf("unknown column: %v", err)
+	}
 }

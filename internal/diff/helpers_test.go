@@ -44,7 +44,7 @@ func manifestJSON(t testing.TB, database, schema string, models ...model) *dbt.M
 			"unique_id": id, "name": m.name, "resource_type": kind, "package_name": "proj",
 			"path": m.name + ".sql", "original_file_path": "models/" + m.name + ".sql", "fqn": []string{"proj", m.name},
 			"alias": m.name, "database": database, "schema": s,
-			"config": map[string]any{"materialized": mat, "enabled": true},
+			"config":   map[string]any{"materialized": mat, "enabled": true},
 			"checksum": map[string]any{"name": "sha256", "checksum": "x"},
 		}
 	}

@@ -134,7 +134,7 @@ func kindOfType(typ string) columnKind {
 	return kindOther
 }
 
-func (k columnKind) numeric() bool { return k == kindInteger || k == kindFloat }
+func (k columnKind) numeric() bool  { return k == kindInteger || k == kindFloat }
 func (k columnKind) temporal() bool { return k == kindDate || k == kindTimestamp }
 
 // frameType maps a warehouse type to the frame column type.

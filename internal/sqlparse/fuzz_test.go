@@ -1,6 +1,8 @@
 package sqlparse
 
 import (
+	"os"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -55,4 +57,18 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestKeywordsCoverParser guards the lexer's keyword interning: a keyword
+// the parser compares against but the lexer does not intern would never match.
+func TestKeywordsCoverParser(t *testing.T) {
+	src, err := os.ReadFile("parser.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range regexp.MustCompile(`"([A-Z][A-Z_]+)"`).FindAllStringSubmatch(string(src), -1) {
+		if keywords[m[1]] == "" {
+			t.Errorf("keyword %s used in parser.go is missing from keywordList", m[1])
+		}
+	}
 }

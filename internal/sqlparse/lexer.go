@@ -55,8 +55,8 @@ type Token struct {
 	Kind TokenKind
 	Text string
 	Pos  Pos
-	// Upper is the upper-cased text of an unquoted identifier, used for
-	// keyword comparison without allocating at every check.
+	// Upper is the upper-cased text of an unquoted identifier that is a
+	// known keyword ("" otherwise), for allocation-free keyword checks.
 	Upper string
 	// Backtick marks a `quoted` identifier; BigQuery lets one hold a
 	// whole dotted path.
@@ -194,8 +194,57 @@ func (lx *lexer) ident() Token {
 		lx.i += size
 	}
 	text := lx.src[start:lx.i]
-	return Token{Kind: Ident, Text: text, Upper: strings.ToUpper(text), Pos: lx.pos(start)}
+	return Token{Kind: Ident, Text: text, Upper: keywordUpper(text), Pos: lx.pos(start)}
 }
+
+// keywordUpper returns the interned upper-case form of text when it is a
+// word the parser compares against, else "". Upper-casing every identifier
+// was the lexer's largest allocation cost.
+func keywordUpper(text string) string {
+	if len(text) > 24 {
+		return ""
+	}
+	var buf [24]byte
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		if c >= 'a' && c <= 'z' {
+			c -= 'a' - 'A'
+		} else if c >= 0x80 {
+			return ""
+		}
+		buf[i] = c
+	}
+	return keywords[string(buf[:len(text)])]
+}
+
+// keywords is every word the parser and its callers test with Token.Upper;
+// TestKeywordsCoverParser keeps it in sync with parser.go.
+var keywords = func() map[string]string {
+	m := map[string]string{}
+	for _, w := range strings.Fields(keywordList) {
+		m[w] = w
+	}
+	return m
+}()
+
+const keywordList = `
+ALL AND ANTI ANY APPLY ARRAY AS ASC ASOF AT BEFORE BETWEEN BIGNUMERIC BOTH BY BYTES CASE CAST
+CENTURY CHANGES COLLATE COLUMNS CONNECT CORRESPONDING CROSS CUBE D DATE DATETIME DAY DAYOFMONTH
+DAYOFWEEK DAYOFYEAR DAYS DD DECADE DECIMAL DEFAULT DESC DISTINCT DIV DOW DOY DW ELSE END EPOCH
+EPOCH_SECOND ESCAPE EXCEPT EXCLUDE EXISTS FALSE FETCH FILTER FINAL FIRST FOR FORCE FORMAT FRIDAY
+FROM FULL GROUP GROUPING GROUPS H HAVING HH HOUR HOURS IGNORE ILIKE IN INCLUDE INET INNER INTERSECT
+INTERVAL INTO IS ISNULL ISODOW ISOWEEK ISOYEAR JOIN JSON LAMBDA LAST LATERAL LEADING LEFT LIKE LIMIT
+LOCAL M MATCH_RECOGNIZE MATERIALIZED MI MICROSECOND MICROSECONDS MILLENNIUM MILLISECOND MILLISECONDS
+MILS MINUS MINUTE MINUTES MM MOD MON MONDAY MONTH MONTHS MS NAME NANOSECOND NANOSECONDS NATURAL NEXT
+NOT NOTNULL NS NULL NULLS NUMERIC OF OFFSET ON ONLY OR ORDER OUTER OVER PARTITION PIVOT PLACING
+POSITIONAL PRECISION Q QUALIFY QUARTER QUARTERS RANGE RECURSIVE REGEXP RENAME REPEATABLE REPLACE
+RESPECT RETURNING RIGHT RLIKE ROLLUP ROW ROWS S SAFE_CAST SAMPLE SATURDAY SCALAR SECOND SECONDS SEED
+SELECT SEMI SEPARATOR SETS SIMILAR SOME SS START STRUCT SUNDAY SYMMETRIC SYSTEM_TIME TABLE
+TABLESAMPLE TEMP TEMPORARY THEN THURSDAY TIES TIME TIMESTAMP TIMESTAMPTZ TIMESTAMP_LTZ TIMESTAMP_NTZ
+TIMESTAMP_TZ TIMEZONE_HOUR TIMEZONE_MINUTE TO TOP TRAILING TRUE TRY_CAST TUESDAY UNION UNKNOWN
+UNNEST UNPIVOT UNSIGNED US USE USING UUID VALUES VARYING VERSION W WEDNESDAY WEEK WEEKDAY WEEKOFYEAR
+WEEKS WHEN WHERE WINDOW WITH WITHIN WITHOUT WK Y YEAR YEAROFWEEK YEARS YY YYYY ZONE
+`
 
 func (lx *lexer) token() (Token, error) {
 	src := lx.src

@@ -462,7 +462,7 @@ func OpenLineage(ctx context.Context, p *Project, in OpenLineageInput) (*OpenLin
 					continue
 				}
 				facet.Dataset = append(facet.Dataset, OLInputField{Namespace: ns, Name: d.dataset, Field: ri.Column.Column,
-					Transformations: []OLTransformation{{Type: "INDIRECT", Subtype: strings.ToUpper(ri.Kind)}}})
+					Transformations: []OLTransformation{{Type: "INDIRECT", Subtype: indirectSubtype(ri.Kind)}}})
 			}
 			out.Facets = map[string]OLColumnLineage{"columnLineage": facet}
 		}
@@ -477,6 +477,16 @@ var directTransformations = map[string][]OLTransformation{
 	"IDENTITY":       {{Type: "DIRECT", Subtype: "IDENTITY"}},
 	"TRANSFORMATION": {{Type: "DIRECT", Subtype: "TRANSFORMATION"}},
 	"AGGREGATION":    {{Type: "DIRECT", Subtype: "AGGREGATION"}},
+}
+
+// indirectSubtype maps a row-input kind to an OpenLineage INDIRECT subtype
+// ("" when the clause is not known).
+func indirectSubtype(kind string) string {
+	switch k := strings.ToUpper(kind); k {
+	case "JOIN", "FILTER", "GROUP_BY", "SORT", "WINDOW", "CONDITIONAL":
+		return k
+	}
+	return ""
 }
 
 func olSubtype(t string) string {

@@ -69,6 +69,7 @@ func Open(ctx context.Context, t profiles.Target, opts OpenOptions) (warehouse.C
 			ReadOnly:         opts.ReadOnly,
 			StatementTimeout: opts.StatementTimeout,
 			MaxConns:         t.Threads,
+			SSLMode:          sslMode(t),
 		})
 		if err == nil {
 			conn = c
@@ -85,4 +86,11 @@ func Open(ctx context.Context, t profiles.Target, opts OpenOptions) (warehouse.C
 		return nil, &warehouse.Error{Class: warehouse.Classify(err), Message: t.Where() + ": " + msg, Err: err}
 	}
 	return conn, nil
+}
+
+func sslMode(t profiles.Target) string {
+	if v, ok := t.Extra["sslmode"].(string); ok {
+		return v
+	}
+	return ""
 }

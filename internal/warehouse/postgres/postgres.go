@@ -35,6 +35,9 @@ type Options struct {
 	// StatementTimeout, when > 0, is sent as statement_timeout so a runaway
 	// query stops in the warehouse even if Ripple dies.
 	StatementTimeout time.Duration
+	// SSLMode is libpq's sslmode (disable, prefer, require, verify-full...);
+	// empty means libpq's default, prefer.
+	SSLMode string
 	// MaxConns bounds concurrent connections (default 4).
 	MaxConns int
 	// ConnectTimeout bounds dialing (default 10s).
@@ -58,27 +61,32 @@ var _ warehouse.Conn = (*Conn)(nil)
 
 // Open connects once to validate the settings and returns the pool.
 func Open(ctx context.Context, opts Options) (*Conn, error) {
-	cfg, err := pgx.ParseConfig(opts.DSN)
+	dsn := opts.DSN
+	if dsn == "" {
+		// Going through ParseConfig (rather than setting cfg.Host) keeps
+		// pgx's sslmode handling: with the default "prefer" it builds a
+		// plaintext fallback that a TLS-less server needs. The password is
+		// set afterwards so it never appears in a string a parse error
+		// could echo.
+		dsn = kvConnString(opts)
+	}
+	cfg, err := pgx.ParseConfig(dsn)
 	if err != nil {
 		return nil, &warehouse.Error{Class: warehouse.ClassUnclassified, Message: redact("postgres: invalid connection settings: "+err.Error(), opts.Password), Err: errors.New(redact(err.Error(), opts.Password))}
 	}
-	if opts.Host != "" {
-		cfg.Host = opts.Host
-		// Fallbacks from the environment or defaults would otherwise be
-		// tried after the host the profile names.
-		cfg.Fallbacks = nil
-	}
-	if opts.Port != 0 {
-		cfg.Port = uint16(opts.Port)
-	}
-	if opts.User != "" {
-		cfg.User = opts.User
+	if opts.DSN != "" {
+		if opts.Host != "" || opts.Port != 0 {
+			return nil, errors.New("postgres: give either a DSN or host/port, not both")
+		}
+		if opts.User != "" {
+			cfg.User = opts.User
+		}
+		if opts.Database != "" {
+			cfg.Database = opts.Database
+		}
 	}
 	if opts.Password != "" {
 		cfg.Password = opts.Password
-	}
-	if opts.Database != "" {
-		cfg.Database = opts.Database
 	}
 	if opts.ConnectTimeout <= 0 {
 		opts.ConnectTimeout = 10 * time.Second
@@ -116,6 +124,25 @@ func Open(ctx context.Context, opts Options) (*Conn, error) {
 	}
 	c.release(pc, false)
 	return c, nil
+}
+
+// kvConnString renders the non-secret fields as a libpq key=value string.
+func kvConnString(opts Options) string {
+	var parts []string
+	add := func(k, v string) {
+		if v != "" {
+			v = strings.ReplaceAll(strings.ReplaceAll(v, `\`, `\\`), `'`, `\'`)
+			parts = append(parts, k+"='"+v+"'")
+		}
+	}
+	add("host", opts.Host)
+	if opts.Port != 0 {
+		add("port", strconv.Itoa(opts.Port))
+	}
+	add("user", opts.User)
+	add("dbname", opts.Database)
+	add("sslmode", opts.SSLMode)
+	return strings.Join(parts, " ")
 }
 
 func redact(msg, password string) string {

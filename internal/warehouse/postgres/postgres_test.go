@@ -158,3 +158,30 @@ func TestOpenErrorsNeverShowPassword(t *testing.T) {
 		t.Errorf("parse error shows the password or succeeded: %v", err)
 	}
 }
+
+func TestOpenByFields(t *testing.T) {
+	dsn := warehousetest.RequireEnv(t, dsnEnv)
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for _, mode := range []string{"", "disable", "prefer"} {
+		c, err := Open(ctx, Options{Host: cfg.Host, Port: int(cfg.Port), User: cfg.User, Password: cfg.Password,
+			Database: cfg.Database, SSLMode: mode, ReadOnly: true, SearchPath: "pg_catalog"})
+		if err != nil {
+			t.Fatalf("sslmode %q: %v", mode, err)
+		}
+		res, err := c.Query(ctx, "SELECT current_schema() AS s, (SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()) AS ssl", warehouse.QueryOptions{})
+		c.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Rows[0][0] != "pg_catalog" || mode == "disable" && res.Rows[0][1] != false {
+			t.Errorf("sslmode %q: %v", mode, res.Rows[0])
+		}
+	}
+	if _, err := Open(ctx, Options{DSN: dsn, Host: "x"}); err == nil {
+		t.Error("DSN plus host must be rejected")
+	}
+}

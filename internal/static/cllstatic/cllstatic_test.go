@@ -1,0 +1,117 @@
+package cllstatic
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ripple-data/ripple/internal/dbt"
+	"github.com/ripple-data/ripple/internal/static"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/*.golden.json")
+
+func load(t *testing.T, rel string) (*static.Project, *Lineage) {
+	t.Helper()
+	dir := filepath.Join("..", "..", "..", "..", "shared", "fixtures", "real", rel)
+	if _, err := os.Stat(filepath.Join(dir, dbt.ManifestFile)); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("fixture %s is missing: %v", dir, err)
+		}
+		t.Skipf("fixture %s is missing: %v", dir, err)
+	}
+	ctx := context.Background()
+	env, err := dbt.LoadEnv(ctx, dir, "current", "dbt docs generate")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lin, err := Analyze(ctx, env, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return static.New(env, static.Options{Lineage: lin}), lin
+}
+
+func golden(t *testing.T, name string, v any) {
+	t.Helper()
+	got, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = append(got, '\n')
+	path := filepath.Join("testdata", name+".golden.json")
+	if *update {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./internal/static/cllstatic -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from the golden file; run with -update and review the diff", path)
+	}
+}
+
+func TestJoinKeysJaffle(t *testing.T) {
+	_, lin := load(t, "recce_tests_jaffle_shop_v12/current")
+	var got []string
+	for _, id := range []string{"model.jaffle_shop.customers", "model.jaffle_shop.orders"} {
+		for _, j := range lin.JoinKeys(id) {
+			got = append(got, j.LeftNode+"."+strings.Join(j.LeftColumns, ",")+"="+j.RightNode+"."+strings.Join(j.RightColumns, ","))
+		}
+	}
+	want := []string{
+		"model.jaffle_shop.stg_customers.customer_id=model.jaffle_shop.int_customer_orders.customer_id",
+		"model.jaffle_shop.stg_customers.customer_id=model.jaffle_shop.int_customer_payments.customer_id",
+		"model.jaffle_shop.stg_payments.order_id=model.jaffle_shop.stg_orders.order_id",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("join keys:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+func TestStaticWithLineage(t *testing.T) {
+	ctx := context.Background()
+	for _, fx := range []struct{ name, dir string }{
+		{"v12", "recce_tests_jaffle_shop_v12/current"},
+		{"dbt112", "dbt_artifacts_parser_jaffle_shop/v12_duckdb_dbt1.12.0"},
+	} {
+		t.Run(fx.name, func(t *testing.T) {
+			p, _ := load(t, fx.dir)
+			erd, err := static.ERD(ctx, p, static.ERDInput{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			golden(t, fx.name+"_erd", erd)
+			gaps, err := static.TestGaps(ctx, p, static.TestGapsInput{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			golden(t, fx.name+"_test_gaps", gaps)
+			sum, err := static.Summary(ctx, p, static.SummaryInput{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !sum.Lineage.Available || sum.Lineage.Analyzed == 0 {
+				t.Errorf("lineage coverage = %+v", sum.Lineage)
+			}
+			golden(t, fx.name+"_lineage_coverage", sum.Lineage)
+			ol, err := static.OpenLineage(ctx, p, static.OpenLineageInput{Models: []string{"orders"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			golden(t, fx.name+"_openlineage_orders", ol)
+		})
+	}
+}
