@@ -50,13 +50,20 @@ type Store struct {
 	saved        bool
 }
 
-// NewStore returns a Store holding a copy of initial (nil means an empty state).
+// NewStore returns a Store holding a copy of initial (nil means an empty state). Runs that
+// initial still shows as running belong to a process that ended before they finished: they are
+// marked failed ("interrupted").
 func NewStore(cfg Config, initial *State) *Store {
 	if initial == nil {
 		initial = NewState()
 	}
 	st := initial.clone()
 	st.Version = StateVersion
+	for i := range st.Runs {
+		if r := &st.Runs[i]; r.Status == StatusRunning {
+			r.Status, r.Error = StatusFailed, "interrupted: the process running it ended before it finished; run it again"
+		}
+	}
 	return &Store{cfg: cfg, st: st, cancels: map[string]context.CancelFunc{}}
 }
 
@@ -97,22 +104,19 @@ func (s *Store) SaveWith(ctx context.Context, opts SaveOptions) error {
 	s.mu.Lock()
 	v := s.version
 	s.mu.Unlock()
-	return s.saveAtLeast(ctx, v, opts, true)
+	return s.saveAtLeast(ctx, v, opts)
 }
 
 // saveAtLeast makes sure a snapshot containing mutation v is on disk. Concurrent callers are
 // group-committed: whoever holds saveMu writes the newest snapshot, and callers whose mutation is
-// already covered return without writing again. always forces a write of a never-saved store.
-func (s *Store) saveAtLeast(ctx context.Context, v uint64, opts SaveOptions, always bool) error {
+// already covered return without writing again.
+func (s *Store) saveAtLeast(ctx context.Context, v uint64, opts SaveOptions) error {
 	if s.cfg.File == nil {
 		return ErrNoStateFile
 	}
 	s.saveMu.Lock()
 	defer s.saveMu.Unlock()
 	if s.saved && s.savedVersion >= v && !opts.Merge && !opts.Force {
-		return nil
-	}
-	if !s.saved && !always && v == 0 {
 		return nil
 	}
 	s.mu.Lock()
@@ -137,7 +141,7 @@ func (s *Store) autosave(ctx context.Context, v uint64) error {
 	if !s.cfg.AutoSave || s.cfg.File == nil {
 		return nil
 	}
-	if err := s.saveAtLeast(ctx, v, SaveOptions{}, false); err != nil {
+	if err := s.saveAtLeast(ctx, v, SaveOptions{}); err != nil {
 		return fmt.Errorf("change applied but not saved: %w", err)
 	}
 	return nil

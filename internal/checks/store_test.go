@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -108,24 +109,13 @@ func TestCreateValidates(t *testing.T) {
 	}
 	for _, c := range cases {
 		_, err := s.Create(context.Background(), CreateInput{Type: c.typ, Params: json.RawMessage(c.params)})
-		if err == nil || !contains([]string{err.Error()}, err.Error()) || !containsStr(err.Error(), c.want) {
+		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("Create(%s, %s) error = %v, want containing %q", c.typ, c.params, err, c.want)
 		}
 	}
 	if got := s.List(time.Time{}).Total; got != 0 {
 		t.Fatalf("invalid creates left %d checks", got)
 	}
-}
-
-func containsStr(s, sub string) bool { return len(sub) == 0 || indexOf(s, sub) >= 0 }
-
-func indexOf(s, sub string) int {
-	for i := 0; i+len(sub) <= len(s); i++ {
-		if s[i:i+len(sub)] == sub {
-			return i
-		}
-	}
-	return -1
 }
 
 func TestRunAndRerunRecordEveryRun(t *testing.T) {
@@ -223,7 +213,6 @@ func TestApprovalRules(t *testing.T) {
 		if l := s.List(time.Time{}); l.Approved != 1 {
 			t.Fatalf("approved = %d", l.Approved)
 		}
-		// A failed agent re-run leaves a human approval alone.
 		if c, err := s.Unapprove(ctx, id); err != nil || c.IsChecked {
 			t.Fatalf("Unapprove = %+v, %v", c, err)
 		}
@@ -434,4 +423,33 @@ func TestConcurrentStore(t *testing.T) {
 		t.Fatal(err)
 	}
 	check(onDisk, "disk")
+}
+
+func TestApprovalSurvivesFailedAgentRerun(t *testing.T) {
+	ctx := context.Background()
+	s := newTestStore(t)
+	id := mustCreate(t, s, CreateInput{Type: TypeRowCountDiff, Params: json.RawMessage(`{"select":"fail"}`)}).CheckID
+	if _, err := s.Approve(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	r, err := s.RunCheck(ctx, id, TriggerAgent)
+	if err != nil || r.Status != StatusFailed {
+		t.Fatalf("run = %+v, %v", r, err)
+	}
+	if c, _ := s.Get(id); !c.IsChecked || c.LastRunID != r.ID {
+		t.Fatalf("check after failed agent run = %+v", c)
+	}
+}
+
+func TestInterruptedRunsAreMarkedFailed(t *testing.T) {
+	st := NewState()
+	st.Runs = append(st.Runs, Run{ID: "r", Type: TypeQuery, Params: json.RawMessage(`{}`), Status: StatusRunning})
+	s := NewStore(Config{}, st)
+	r, err := s.GetRun("r")
+	if err != nil || r.Status != StatusFailed || !strings.Contains(r.Error, "interrupted") {
+		t.Fatalf("run = %+v, %v", r, err)
+	}
+	if st.Runs[0].Status != StatusRunning {
+		t.Fatal("NewStore modified its input")
+	}
 }

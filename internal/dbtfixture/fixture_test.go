@@ -46,6 +46,7 @@ func scenario(t *testing.T) *dbtfixture.Project {
 	p.Model("parked", dbtfixture.Table, "select 1 as x", "select 1 as x").Current().Disabled()
 	p.Model("customers_snapshot", dbtfixture.Snapshot, "select * from {{ ref('customers') }}", "select * from {{ ref('customers') }}").
 		Config("unique_key", "id")
+	p.Exposure("revenue_dashboard", "orders", "customers").Current().Uses("orders")
 	return p
 }
 
@@ -82,6 +83,13 @@ func TestBuild(t *testing.T) {
 	}
 	if n, ok := cur.Node("model.other_pkg.util"); !ok || n.PackageName != "other_pkg" || n.FQN[0] != "other_pkg" {
 		t.Errorf("util in other_pkg: %+v", n)
+	}
+
+	if e, ok := cur.Node("exposure.ripple_test.revenue_dashboard"); !ok || !reflect.DeepEqual(e.DependsOn.Nodes, []string{"model.ripple_test.orders"}) {
+		t.Errorf("current exposure: %+v", e)
+	}
+	if got := base.ChildMap["model.ripple_test.customers"]; !strings.Contains(strings.Join(got, ","), "exposure.ripple_test.revenue_dashboard") {
+		t.Errorf("base customers children: %v", got)
 	}
 
 	// Compiled code per side.

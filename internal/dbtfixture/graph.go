@@ -27,6 +27,7 @@ type sideGraph struct {
 	nodes      []*bnode // enabled models, seeds and snapshots in build order
 	tests      []*bnode
 	sources    []*bnode
+	exposures  []*bnode
 	disabled   []*bnode
 	macros     []*macroSpec
 	byID       map[string]*bnode
@@ -109,13 +110,15 @@ func (g *graphs) plan(side Side) (*sideGraph, error) {
 		case kindSource:
 			n.uid = fmt.Sprintf("source.%s.%s.%s", n.pkg, r.sourceName, r.name)
 			n.schema = r.sourceName
+		case kindExposure:
+			n.uid = fmt.Sprintf("exposure.%s.%s", n.pkg, r.name)
 		default:
 			n.uid = fmt.Sprintf("%s.%s.%s", r.kind, n.pkg, r.name)
 		}
 		if n.kind == kindSnapshot {
 			n.mat = string(Snapshot)
 		}
-		if n.mat != string(Ephemeral) {
+		if n.mat != string(Ephemeral) && r.kind != kindExposure {
 			n.rel = quoteRelation(g.out.Database, n.schema, n.alias)
 		}
 		if _, dup := sg.byID[n.uid]; dup {
@@ -128,8 +131,12 @@ func (g *graphs) plan(side Side) (*sideGraph, error) {
 		}
 		sg.byID[n.uid] = n
 		sg.byRes[r] = n
-		if r.kind == kindSource {
+		switch r.kind {
+		case kindSource:
 			sg.sources = append(sg.sources, n)
+			continue
+		case kindExposure:
+			sg.exposures = append(sg.exposures, n)
 			continue
 		}
 		byName[r.name] = append(byName[r.name], n)
@@ -171,6 +178,17 @@ func (g *graphs) plan(side Side) (*sideGraph, error) {
 		n.compiled = injectCTEs(n.rend.compiled, n.ctes)
 	}
 	sg.nodes = order
+	for _, e := range sg.exposures {
+		e.rend = &rendered{}
+		for _, m := range e.s.dependsOn {
+			t, err := lookup(e, "", m)
+			if err != nil {
+				return nil, err
+			}
+			e.parents = append(e.parents, t.uid)
+			e.rend.refs = appendRef(e.rend.refs, refSpec{name: m})
+		}
+	}
 	// Tests, in declaration order.
 	for _, r := range g.p.resources {
 		s := r.sides[idx]

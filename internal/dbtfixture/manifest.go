@@ -315,6 +315,31 @@ func (g *graphs) sourceJSON(n *bnode, created float64) obj {
 	}
 }
 
+func (g *graphs) exposureJSON(n *bnode, created float64) obj {
+	refs := []refSpec(nil)
+	if n.rend != nil {
+		refs = n.rend.refs
+	}
+	cfg := obj{"enabled": !n.s.disabled, "tags": orEmpty(n.s.tags), "meta": obj{}}
+	un := obj{}
+	if n.s.disabled {
+		un["enabled"] = false
+	}
+	for _, k := range n.s.order {
+		cfg[k] = n.s.config[k]
+		un[k] = n.s.config[k]
+	}
+	return obj{
+		"name": n.name, "resource_type": "exposure", "package_name": n.pkg, "path": "exposures.yml",
+		"original_file_path": "models/exposures.yml", "unique_id": n.uid, "fqn": []string{n.pkg, n.name},
+		"type": "dashboard", "owner": obj{"email": "data@example.com", "name": "Data team"},
+		"description": n.s.description, "label": nil, "maturity": "high", "meta": obj{}, "tags": orEmpty(n.s.tags),
+		"config": cfg, "unrendered_config": un, "url": nil,
+		"depends_on": obj{"macros": []string{}, "nodes": orEmpty(n.parents)}, "refs": refsJSON(refs),
+		"sources": []any{}, "metrics": []any{}, "created_at": created,
+	}
+}
+
 func (g *graphs) macroJSON(uid, pkg, name, sqlText string, created float64) obj {
 	file := "macros/" + name + ".sql"
 	return obj{
@@ -369,15 +394,23 @@ func (g *graphs) manifest(sg *sideGraph) obj {
 		sources[s.uid] = g.sourceJSON(s, created)
 		link(s.uid, nil)
 	}
+	exposures := obj{}
+	for _, e := range sg.exposures {
+		exposures[e.uid] = g.exposureJSON(e, created)
+		link(e.uid, e.parents)
+	}
 	for k := range childMap {
 		sort.Strings(childMap[k])
 	}
 	disabled := obj{}
 	for _, n := range sg.disabled {
 		var j obj
-		if n.kind == kindSource {
+		switch n.kind {
+		case kindSource:
 			j = g.sourceJSON(n, created)
-		} else {
+		case kindExposure:
+			j = g.exposureJSON(n, created)
+		default:
 			j = g.nodeJSON(sg, n, created)
 		}
 		disabled[n.uid] = []any{j}
@@ -398,7 +431,7 @@ func (g *graphs) manifest(sg *sideGraph) obj {
 		"sources":         sources,
 		"macros":          macros,
 		"docs":            obj{},
-		"exposures":       obj{},
+		"exposures":       exposures,
 		"metrics":         obj{},
 		"groups":          obj{},
 		"selectors":       obj{},

@@ -147,6 +147,7 @@ const (
 	kindSeed     = "seed"
 	kindSnapshot = "snapshot"
 	kindSource   = "source"
+	kindExposure = "exposure"
 )
 
 // resource is one declared model, seed, snapshot or source table.
@@ -175,6 +176,7 @@ type sideSpec struct {
 	alias        string
 	uniqueKey    []string
 	inlineColumn []string // Table(): declared columns
+	dependsOn    []string // exposures: the models they use
 }
 
 // Project is a scenario: the resources of a dbt project on its base and
@@ -297,6 +299,21 @@ func (p *Project) Source(sourceName, table string, data CSV) Node {
 	return p.add(r)
 }
 
+// Exposure declares a dashboard exposure using the given models (by name)
+// on both sides. Use Base()/Current() with Uses to make them differ.
+func (p *Project) Exposure(name string, models ...string) Node {
+	r := &resource{kind: kindExposure, name: name}
+	for i := range r.sides {
+		r.sides[i] = &sideSpec{config: map[string]any{}, dependsOn: append([]string(nil), models...)}
+	}
+	return p.add(r)
+}
+
+// Uses replaces the models an exposure depends on.
+func (n Node) Uses(models ...string) Node {
+	return n.each(func(s *sideSpec) { s.dependsOn = append([]string(nil), models...) })
+}
+
 // macroSpec is a scenario macro.
 type macroSpec struct {
 	name   string
@@ -396,6 +413,19 @@ func (n Node) Disabled() Node {
 // unique_key, alias, ...). It also appears in unrendered_config, as every
 // explicitly set key does.
 func (n Node) Config(key string, value any) Node {
+	switch key {
+	case "materialized":
+		if m, ok := value.(string); ok {
+			return n.Materialized(Materialization(m))
+		}
+	case "tags":
+		return n.Tags(toStrings(value)...)
+	case "enabled":
+		if b, ok := value.(bool); ok && !b {
+			return n.Disabled()
+		}
+		return n
+	}
 	return n.each(func(s *sideSpec) {
 		if key == "unique_key" {
 			s.uniqueKey = toStrings(value)

@@ -230,7 +230,8 @@ func TestQueryDuckDB(t *testing.T) {
 	}
 	for sql, want := range map[string]string{
 		"delete from {{ ref('customers') }}":           "read-only",
-		"select 1; drop table x":                       "more than one statement",
+		"select 1; select 2":                           "more than one statement",
+		"select 1; drop table x":                       "DROP",
 		"select * from {{ ref('customerz') }}":         `did you mean "customers"`,
 		"select * from {{ ref('eph') }}":               "ephemeral",
 		"select {{ var('x') }}":                        "only {{ ref('model') }}",
@@ -312,5 +313,186 @@ func TestProfileDiffDuckDB(t *testing.T) {
 	}
 	if _, err := ProfileDiff(ctx, env, ProfileDiffInput{Model: "customers", Columns: []string{"nope"}}); err == nil || !strings.Contains(err.Error(), "id, name, age") {
 		t.Fatalf("unknown column: %v", err)
+	}
+}
+
+func TestValueDiffCasesDuckDB(t *testing.T) {
+	env := fixtureEnv(t)
+	ctx := context.Background()
+	// Composite key, NULLs on either side, changes and adds/removes.
+	res, err := ValueDiff(ctx, env, ValueDiffInput{Model: "sales", PrimaryKey: Keys{"region", "customer_id"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Summary != (ValueDiffSummary{Total: 5, Added: 1, Removed: 1, Changed: 2}) {
+		t.Fatalf("sales summary = %+v", res.Summary)
+	}
+	if got, want := jsonOf(t, res.Data.Data), `[["region",3,1,0,0,null,null],["customer_id",3,1,0,0,null,null],["revenue",2,0.6666666666666666,0,0,116.66666666666667,117.5],["note",1,0.3333333333333333,1,1,null,null]]`; got != want {
+		t.Fatalf("sales data = %s\nwant %s", got, want)
+	}
+	if jsonOf(t, res.PrimaryKey) != `["region","customer_id"]` {
+		t.Fatalf("primary key = %v", res.PrimaryKey)
+	}
+
+	// A column literally named column_name and a digit-leading column.
+	res, err = ValueDiff(ctx, env, ValueDiffInput{Model: "model.ripple_test.weird", PrimaryKey: Keys{"id"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := jsonOf(t, res.Data.Data), `[["id",2,1,0,0,null,null],["column_name",1,0.5,0,0,null,null],["1st",2,1,0,0,1.5,1.5]]`; got != want || res.Summary.Total != 2 || res.Summary.Changed != 1 {
+		t.Fatalf("weird = %s %+v", got, res.Summary)
+	}
+
+	// Columns filter: keys first, then the requested columns.
+	res, err = ValueDiff(ctx, env, ValueDiffInput{Model: "customers", PrimaryKey: Keys{"id"}, Columns: []string{"NAME"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := jsonOf(t, res.Data.Data); got != `[["id",2,1,0,0,null,null],["name",2,1,0,0,null,null]]` || res.Summary != (ValueDiffSummary{Total: 3, Added: 1}) {
+		t.Fatalf("customers = %s %+v", got, res.Summary)
+	}
+
+	// An empty table on one side.
+	res, err = ValueDiff(ctx, env, ValueDiffInput{Model: "emptied", PrimaryKey: Keys{"id"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := jsonOf(t, res.Data.Data); got != `[["id",0,null,0,0,null,null],["v",0,null,0,0,2,null]]` || res.Summary != (ValueDiffSummary{Total: 3, Removed: 3}) {
+		t.Fatalf("emptied = %s %+v", got, res.Summary)
+	}
+
+	// Duplicate and NULL keys fail with the SQL to check.
+	_, err = ValueDiff(ctx, env, ValueDiffInput{Model: "dups", PrimaryKey: Keys{"id"}})
+	if err == nil || !strings.Contains(err.Error(), "more than once") || !strings.Contains(err.Error(), "current environment") ||
+		!strings.Contains(err.Error(), `SELECT "id", COUNT(*) AS n FROM "ripple"."current"."dups" GROUP BY "id" HAVING COUNT(*) > 1`) {
+		t.Fatalf("duplicate key: %v", err)
+	}
+	_, err = ValueDiff(ctx, env, ValueDiffInput{Model: "nullkey", PrimaryKey: Keys{"id"}})
+	if err == nil || !strings.Contains(err.Error(), "NULL key") || !strings.Contains(err.Error(), "base environment") {
+		t.Fatalf("null key: %v", err)
+	}
+	for in, want := range map[string]ValueDiffInput{
+		"primary_key cannot be empty":  {Model: "orders"},
+		`did you mean "orders"`:        {Model: "orderz", PrimaryKey: Keys{"id"}},
+		`column "nope" does not exist`: {Model: "orders", PrimaryKey: Keys{"nope"}},
+		"not in the base manifest":     {Model: "brand_new", PrimaryKey: Keys{"x"}},
+		"ephemeral":                    {Model: "eph", PrimaryKey: Keys{"x"}},
+	} {
+		if _, err := ValueDiff(ctx, env, want); err == nil || !strings.Contains(err.Error(), in) {
+			t.Errorf("%+v: err = %v, want %q", want, err, in)
+		}
+	}
+}
+
+func TestValueDiffDetailDuckDB(t *testing.T) {
+	env := fixtureEnv(t)
+	ctx := context.Background()
+	res, err := ValueDiffDetail(ctx, env, ValueDiffDetailInput{Model: "orders", PrimaryKey: Keys{"id"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := jsonOf(t, res.Data); got != `[[1,100,true,false],[1,150,false,true],[3,300,false,true]]` {
+		t.Fatalf("orders detail = %s", got)
+	}
+	if got := jsonOf(t, res.Columns); got != `[{"key":"id","name":"id","type":"integer"},{"key":"amount","name":"amount","type":"integer"},{"key":"in_a","name":"in_a","type":"boolean"},{"key":"in_b","name":"in_b","type":"boolean"}]` {
+		t.Fatalf("columns = %s", got)
+	}
+	res, err = ValueDiffDetail(ctx, env, ValueDiffDetailInput{Model: "sales", PrimaryKey: Keys{"customer_id", "region"}, Columns: []string{"note"}, Limit: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := jsonOf(t, res.Data); got != `[[1,"us","c",true,false],[1,"us",null,false,true],[2,"eu",null,true,false]]` || !res.More || *res.TotalRowCount != 6 {
+		t.Fatalf("sales detail = %s more=%v total=%v", got, res.More, res.TotalRowCount)
+	}
+}
+
+func TestTopKDiffDuckDB(t *testing.T) {
+	env := fixtureEnv(t)
+	res, err := TopKDiff(context.Background(), env, TopKDiffInput{Model: "names", Column: "NAME", K: 50})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := jsonOf(t, res), `{"base":{"values":["Bob","Alice","Charlie"],"counts":[1,1,1],"valids":3,"total":4},"current":{"values":["Bob","Alice","Charlie"],"counts":[2,1,1],"valids":4,"total":4}}`; got != want {
+		t.Fatalf("top_k = %s\nwant %s", got, want)
+	}
+	res, err = TopKDiff(context.Background(), env, TopKDiffInput{Model: "names", Column: "name", K: 1})
+	if err != nil || jsonOf(t, res.Current.Values) != `["Bob"]` {
+		t.Fatalf("k=1: %v %s", err, jsonOf(t, res))
+	}
+}
+
+func TestHistogramDiffDuckDB(t *testing.T) {
+	env := fixtureEnv(t)
+	ctx := context.Background()
+	res, err := HistogramDiff(ctx, env, HistogramDiffInput{Model: "ages", Column: "age"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Min != int64(25) || res.Max != int64(50) || len(res.Base.Counts) != 26 || res.Base.Counts[0] != 1 || res.Base.Counts[25] != 1 ||
+		res.Base.Total != 4 || len(res.BinEdges) != 27 || res.BinEdges[0] != int64(25) || res.BinEdges[26] != int64(51) || res.Labels[0] != "25-26" {
+		t.Fatalf("ages = %s", jsonOf(t, res))
+	}
+	res, err = HistogramDiff(ctx, env, HistogramDiffInput{Model: "orders", Column: "amount", NumBins: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := jsonOf(t, res), `{"base":{"counts":[1,0,1,0],"total":2},"current":{"counts":[0,1,1,1],"total":3},"min":100,"max":300,"bin_edges":[100,150,200,250,300],"labels":["100-150","150-200","200-250","250-300"]}`; got != want {
+		t.Fatalf("orders = %s\nwant %s", got, want)
+	}
+	res, err = HistogramDiff(ctx, env, HistogramDiffInput{Model: "sales", Column: "revenue", NumBins: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := jsonOf(t, res), `{"base":{"counts":[2,1],"total":3},"current":{"counts":[3,1],"total":4},"min":50,"max":250,"bin_edges":[50,150,250],"labels":["50-150","150-250"]}`; got != want {
+		t.Fatalf("revenue = %s\nwant %s", got, want)
+	}
+	res, err = HistogramDiff(ctx, env, HistogramDiffInput{Model: "events", Column: "day"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := jsonOf(t, res), `{"base":{"counts":[1,1,0,0,1],"total":3},"current":{"counts":[1,0,1,0,1],"total":3},"min":"2024-01-01","max":"2024-01-05","bin_edges":["2024-01-01","2024-01-02","2024-01-03","2024-01-04","2024-01-05","2024-01-06"],"labels":["2024-01-01","2024-01-02","2024-01-03","2024-01-04","2024-01-05"],"interval":"day"}`; got != want {
+		t.Fatalf("day = %s\nwant %s", got, want)
+	}
+	res, err = HistogramDiff(ctx, env, HistogramDiffInput{Model: "emptied", Column: "v"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := jsonOf(t, res), `{"base":{"counts":[1,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,1],"total":2},"current":{"counts":[0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0],"total":0}`; !strings.HasPrefix(got, want) {
+		t.Fatalf("emptied = %s", got)
+	}
+	if _, err := HistogramDiff(ctx, env, HistogramDiffInput{Model: "customers", Column: "name"}); err == nil || !strings.Contains(err.Error(), "not supported for histogram") {
+		t.Fatalf("varchar: %v", err)
+	}
+}
+
+// TestUpperCaseColumnsDuckDB uses Snowflake-style upper-case physical
+// columns: requests in lower case must resolve to the quoted upper-case names.
+func TestUpperCaseColumnsDuckDB(t *testing.T) {
+	conn := memDuckDB(t, "CREATE SCHEMA base", "CREATE SCHEMA current",
+		`CREATE TABLE base.people ("CUSTOMER_ID" INTEGER, "AGE" INTEGER, "NAME" VARCHAR)`,
+		`INSERT INTO base.people VALUES (1, 35, 'Alice'), (2, 25, 'Bob'), (3, 35, 'Charlie')`,
+		`CREATE TABLE current.people ("CUSTOMER_ID" INTEGER, "AGE" INTEGER, "NAME" VARCHAR)`,
+		`INSERT INTO current.people VALUES (1, 30, 'Alice'), (2, 25, 'Bob'), (3, 35, 'Charlie')`)
+	env := Env{Project: handProject(t, "memory", "base", "current", model{name: "people"}), Conn: conn, Dialect: mustDialect(t, "duckdb")}
+	ctx := context.Background()
+	res, err := ValueDiff(ctx, env, ValueDiffInput{Model: "people", PrimaryKey: Keys{"customer_id"}, Columns: []string{"age"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := jsonOf(t, res.Data.Data); got != `[["CUSTOMER_ID",3,1,0,0,null,null],["AGE",2,0.6666666666666666,0,0,31.666666666666668,30]]` || res.Summary.Changed != 1 {
+		t.Fatalf("upper = %s %+v", got, res.Summary)
+	}
+	p, err := env.planValueDiff(ctx, "people", Keys{"customer_id"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sql := range []string{valueDiffSQL(p), preflightSQL(p, Base), valueDiffDetailSQL(p)} {
+		if !strings.Contains(sql, `"CUSTOMER_ID"`) || strings.Contains(sql, `"customer_id"`) {
+			t.Fatalf("SQL does not quote the physical name:\n%s", sql)
+		}
+	}
+	prof, err := ProfileDiff(ctx, env, ProfileDiffInput{Model: "people", Columns: []string{"age"}})
+	if err != nil || len(prof.Base.Data) != 1 || prof.Base.Data[0][0] != "AGE" {
+		t.Fatalf("profile upper: %v %s", err, jsonOf(t, prof))
 	}
 }

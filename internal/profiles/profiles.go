@@ -148,7 +148,7 @@ func Load(opts LoadOptions) (Target, error) {
 	profile := opts.Profile
 	if profile == "" {
 		if opts.ProjectDir == "" {
-			return Target{}, errors.New("no dbt profile name: pass --profile or a project dir whose dbt_project.yml sets profile:")
+			return Target{}, errors.New("no dbt profile name: pass --profile or a project dir whose dbt_project.yml sets a profile key")
 		}
 		profile, err = projectProfile(filepath.Join(opts.ProjectDir, "dbt_project.yml"))
 		if err != nil {
@@ -246,7 +246,7 @@ func Parse(data []byte, file, profile, target string, lookupEnv func(string) (st
 			names = append(names, n)
 		}
 		sort.Strings(names)
-		return Target{}, fmt.Errorf("%s: no output for target %q in profile %q (outputs: %s); pass --target or fix target:", file, target, profile, strings.Join(names, ", "))
+		return Target{}, fmt.Errorf("%s: no output for target %q in profile %q (outputs: %s); pass --target or fix the profile's target key", file, target, profile, strings.Join(names, ", "))
 	}
 	if err := t.fill(out, lookupEnv); err != nil {
 		return Target{}, err

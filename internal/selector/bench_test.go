@@ -96,7 +96,7 @@ func syntheticPair(tb testing.TB, n int) (base, cur *dbt.Manifest) {
 }
 
 func TestSyntheticPair(t *testing.T) {
-	base, cur := syntheticPair(t, 5000)
+	base, cur := syntheticPair(t, 2000)
 	st := dbt.CompareState(base, cur)
 	counts := map[string]int{}
 	for _, s := range st {

@@ -3,7 +3,6 @@ package static
 import (
 	"context"
 	"fmt"
-	"sort"
 	"strings"
 )
 
@@ -367,12 +366,3 @@ func dotEscape(s string) string {
 	return r.Replace(s)
 }
 
-// entityNames lists display names sorted, for messages.
-func entityNames(es []*entity) []string {
-	out := make([]string, len(es))
-	for i, e := range es {
-		out[i] = e.name
-	}
-	sort.Strings(out)
-	return out
-}
