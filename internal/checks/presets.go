@@ -84,7 +84,10 @@ func (e *PresetError) Unwrap() error { return e.Err }
 // LoadPresets reads the preset checks of a ripple.yml ("" means DefaultConfigFile). When the file
 // does not exist it is created with DefaultConfig and created is true. Validation errors are
 // *PresetError values (joined when several entries are bad).
-func LoadPresets(path string) (presets []Preset, created bool, err error) {
+func LoadPresets(ctx context.Context, path string) (presets []Preset, created bool, err error) {
+	if err := ctx.Err(); err != nil {
+		return nil, false, err
+	}
 	if path == "" {
 		path = DefaultConfigFile
 	}

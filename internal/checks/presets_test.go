@@ -13,7 +13,7 @@ import (
 
 func TestLoadPresetsCreatesDefaults(t *testing.T) {
 	path := filepath.Join(t.TempDir(), DefaultConfigFile)
-	presets, created, err := LoadPresets(path)
+	presets, created, err := LoadPresets(context.Background(), path)
 	if err != nil || !created {
 		t.Fatalf("LoadPresets = %v, created %v", err, created)
 	}
@@ -33,7 +33,7 @@ func TestLoadPresetsCreatesDefaults(t *testing.T) {
 		t.Fatalf("written file = %q", data)
 	}
 	// Second load reads the file, does not rewrite it.
-	if _, created, err := LoadPresets(path); err != nil || created {
+	if _, created, err := LoadPresets(context.Background(), path); err != nil || created {
 		t.Fatalf("second LoadPresets = %v, created %v", err, created)
 	}
 	// Applying twice is idempotent and marks presets.
@@ -157,7 +157,7 @@ func TestLoadPresetsErrorNamesFile(t *testing.T) {
 	if err := os.WriteFile(path, []byte("checks:\n  - name: x\n    type: nope\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, _, err := LoadPresets(path)
+	_, _, err := LoadPresets(context.Background(), path)
 	if err == nil || !strings.HasPrefix(err.Error(), path+":3: checks[0] \"x\" field type") {
 		t.Fatalf("error = %v", err)
 	}

@@ -43,7 +43,7 @@ func TestStateRoundTrip(t *testing.T) {
 	if !strings.Contains(string(raw), `"version": 1`) || !strings.Contains(string(raw), `a < 3 & b > 1`) {
 		t.Fatalf("file lacks version or escapes SQL:\n%s", raw)
 	}
-	s2, err := OpenStore(Config{File: NewStateFile(path)})
+	s2, err := OpenStore(context.Background(), Config{File: NewStateFile(path)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,10 +59,10 @@ func TestStateRoundTrip(t *testing.T) {
 	if f := NewStateFile(filepath.Dir(path)); f.Path() != path {
 		t.Fatalf("dir path = %s", f.Path())
 	}
-	if _, err := NewStateFile(path + ".missing").Load(); !errors.Is(err, fs.ErrNotExist) {
+	if _, err := NewStateFile(path + ".missing").Load(context.Background()); !errors.Is(err, fs.ErrNotExist) {
 		t.Fatalf("missing load = %v", err)
 	}
-	empty, err := OpenStore(Config{File: NewStateFile(path + ".missing")})
+	empty, err := OpenStore(context.Background(), Config{File: NewStateFile(path + ".missing")})
 	if err != nil || len(empty.State().Checks) != 0 {
 		t.Fatalf("open missing = %v", err)
 	}
@@ -103,11 +103,11 @@ func TestCorruptAndNewerFilesAreNeverOverwritten(t *testing.T) {
 				t.Fatal(err)
 			}
 			file := NewStateFile(path)
-			_, err := file.Load()
+			_, err := file.Load(context.Background())
 			if !errors.Is(err, c.wantErr) || !strings.Contains(err.Error(), c.wantMsg) || !strings.Contains(err.Error(), path) {
 				t.Fatalf("Load error = %v, want %v containing %q and the path", err, c.wantErr, c.wantMsg)
 			}
-			if _, err := OpenStore(Config{File: file}); !errors.Is(err, c.wantErr) {
+			if _, err := OpenStore(context.Background(), Config{File: file}); !errors.Is(err, c.wantErr) {
 				t.Fatalf("OpenStore error = %v", err)
 			}
 			// A store that did not load the file must not be able to replace it silently.
@@ -124,7 +124,7 @@ func TestCorruptAndNewerFilesAreNeverOverwritten(t *testing.T) {
 			if err := s.SaveWith(ctx, SaveOptions{Force: true}); err != nil {
 				t.Fatal(err)
 			}
-			if st, err := file.Load(); err != nil || len(st.Checks) != 1 {
+			if st, err := file.Load(context.Background()); err != nil || len(st.Checks) != 1 {
 				t.Fatalf("after forced save: %v", err)
 			}
 		})
@@ -165,7 +165,7 @@ func TestSaveMergeKeepsOtherWritersWork(t *testing.T) {
 	if err := b.SaveWith(ctx, SaveOptions{Merge: true}); err != nil {
 		t.Fatal(err)
 	}
-	st, err := NewStateFile(path).Load()
+	st, err := NewStateFile(path).Load(context.Background())
 	if err != nil || len(st.Checks) != 2 {
 		t.Fatalf("merged save has %d checks, %v", len(st.Checks), err)
 	}
@@ -259,13 +259,14 @@ func TestDurabilityChild(t *testing.T) {
 		t.Skip("helper process for TestDurabilityUnderSIGKILL")
 	}
 	ctx := context.Background()
-	s, err := OpenStore(Config{File: NewStateFile(path)})
+	s, err := OpenStore(context.Background(), Config{File: NewStateFile(path)})
 	if err != nil {
 		fmt.Println("error", err)
 		os.Exit(3)
 	}
 	prefix := strconv.Itoa(os.Getpid())
-	for i := 0; ; i++ {
+	stop := time.Now().Add(2 * time.Minute) // never outlive a parent that died without killing us
+	for i := 0; time.Now().Before(stop); i++ {
 		name := fmt.Sprintf("%s-%d", prefix, i)
 		if _, err := s.Create(ctx, CreateInput{Type: TypeProfileDiff, Params: json.RawMessage(`{"model":"` + name + `"}`), Name: name}); err != nil {
 			fmt.Println("error", err)
@@ -304,6 +305,7 @@ func TestDurabilityUnderSIGKILL(t *testing.T) {
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
+		t.Cleanup(func() { _ = cmd.Process.Kill() }) // no orphan writer if the test fails early
 		lines := make(chan string)
 		go func() {
 			sc := bufio.NewScanner(stdout)
@@ -346,7 +348,7 @@ func TestDurabilityUnderSIGKILL(t *testing.T) {
 			midSave++ // the kill landed between creating the temp file and the rename
 		}
 
-		st, err := NewStateFile(path).Load()
+		st, err := NewStateFile(path).Load(context.Background())
 		if errors.Is(err, fs.ErrNotExist) && len(acked) == 0 {
 			continue
 		}

@@ -44,7 +44,10 @@ func (f *StateFile) Path() string { return f.path }
 
 // Load reads and validates the file. A missing file returns an error wrapping fs.ErrNotExist;
 // see DecodeState for corrupt and newer-version errors (both also name the path).
-func (f *StateFile) Load() (*State, error) {
+func (f *StateFile) Load(ctx context.Context) (*State, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	data, err := os.ReadFile(f.path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -60,8 +63,8 @@ func (f *StateFile) Load() (*State, error) {
 }
 
 // LoadOrNew is Load, returning an empty state when the file does not exist yet.
-func (f *StateFile) LoadOrNew() (*State, error) {
-	st, err := f.Load()
+func (f *StateFile) LoadOrNew(ctx context.Context) (*State, error) {
+	st, err := f.Load(ctx)
 	if errors.Is(err, fs.ErrNotExist) {
 		return NewState(), nil
 	}

@@ -69,11 +69,11 @@ func NewStore(cfg Config, initial *State) *Store {
 
 // OpenStore loads cfg.File (an empty state when it does not exist yet) into a new Store. Corrupt
 // or newer-version files are an error.
-func OpenStore(cfg Config) (*Store, error) {
+func OpenStore(ctx context.Context, cfg Config) (*Store, error) {
 	if cfg.File == nil {
 		return nil, ErrNoStateFile
 	}
-	st, err := cfg.File.LoadOrNew()
+	st, err := cfg.File.LoadOrNew(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -418,7 +418,7 @@ func TestConcurrentStore(t *testing.T) {
 		}
 	}
 	check(s.State(), "memory")
-	onDisk, err := file.Load()
+	onDisk, err := file.Load(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -65,6 +65,9 @@ type ModelLineage struct {
 	Unmatched    []string        `json:"unmatched_relations,omitempty"`
 	RowDigest    string          `json:"row_digest"`
 	Structure    *ModelStructure `json:"structure,omitempty"`
+	// names are the output column names, shared read-only with downstream
+	// models as their upstream schema (nil when not fully known).
+	names []string
 }
 
 // Column returns the output column with this name (case-insensitive).
@@ -83,13 +86,115 @@ type Cache struct {
 	seed   maphash.Seed
 	mu     sync.RWMutex
 	m      map[uint64]*ModelLineage
+	shapes map[uint64]*projectShape
 	hits   atomic.Int64
 	misses atomic.Int64
 }
 
 // NewCache returns an empty cache.
 func NewCache() *Cache {
-	return &Cache{seed: maphash.MakeSeed(), m: map[uint64]*ModelLineage{}}
+	return &Cache{seed: maphash.MakeSeed(), m: map[uint64]*ModelLineage{}, shapes: map[uint64]*projectShape{}}
+}
+
+// projectShape is everything about a project except its SQL: relation
+// index, catalog columns, dependency waves. It is rebuilt only when a
+// relation, dependency or catalog entry changes.
+type projectShape struct {
+	ri       *relIndex
+	waves    [][]string
+	children map[string][]string
+}
+
+// shapeKey fingerprints the parts of env that projectShape depends on. The
+// per-node hashes are summed so that map iteration order does not matter.
+func (c *Cache) shapeKey(env *dbt.Env) uint64 {
+	var sum uint64
+	var h maphash.Hash
+	h.SetSeed(c.seed)
+	for id, n := range env.Manifest.AllNodes() {
+		switch n.ResourceType {
+		case dbt.Model, dbt.Seed, dbt.Snapshot, dbt.Source:
+		default:
+			continue
+		}
+		h.Reset()
+		for _, s := range [...]string{id, n.ResourceType, n.RelationName, n.Database, n.Schema, n.Alias, n.Identifier, n.Name} {
+			h.WriteString(s)
+			h.WriteByte(0)
+		}
+		if n.ResourceType == dbt.Model {
+			for _, d := range n.DependsOn.Nodes {
+				h.WriteString(d)
+				h.WriteByte(1)
+			}
+		}
+		sum += h.Sum64()
+	}
+	if env.Catalog != nil {
+		for _, sec := range []map[string]*dbt.CatalogEntry{env.Catalog.Nodes, env.Catalog.Sources} {
+			for id, e := range sec {
+				h.Reset()
+				h.WriteString(id)
+				for name, col := range e.Columns {
+					var hc maphash.Hash
+					hc.SetSeed(c.seed)
+					hc.WriteString(name)
+					hc.WriteByte(byte(col.Index))
+					h.WriteByte(2)
+					sum += hc.Sum64()
+				}
+				sum += h.Sum64()
+			}
+		}
+	}
+	return sum
+}
+
+func (c *Cache) shape(env *dbt.Env) *projectShape {
+	k := c.shapeKey(env)
+	c.mu.RLock()
+	sh, ok := c.shapes[k]
+	c.mu.RUnlock()
+	if ok {
+		return sh
+	}
+	sh = buildShape(env)
+	c.mu.Lock()
+	if len(c.shapes) >= 8 {
+		// Projects rarely alternate between many shapes; drop old ones.
+		clear(c.shapes)
+	}
+	c.shapes[k] = sh
+	c.mu.Unlock()
+	return sh
+}
+
+func buildShape(env *dbt.Env) *projectShape {
+	m := env.Manifest
+	ri := newRelIndex(m)
+	for id := range ri.keys {
+		if cc := catalogColumns(env, id); cc != nil {
+			ri.catalog[id] = cc
+		}
+	}
+	var models []string
+	for id, n := range m.Nodes {
+		if n.ResourceType == dbt.Model && n.Enabled() {
+			models = append(models, id)
+		}
+	}
+	sort.Strings(models)
+	isModel := make(map[string]bool, len(models))
+	for _, id := range models {
+		isModel[id] = true
+	}
+	children := map[string][]string{}
+	for _, id := range models {
+		for _, p := range m.Nodes[id].DependsOn.Nodes {
+			children[p] = append(children[p], id)
+		}
+	}
+	return &projectShape{ri: ri, waves: waves(m, models, isModel), children: children}
 }
 
 // Len returns the number of cached models.
@@ -221,34 +326,12 @@ func AnalyzeProject(ctx context.Context, env *dbt.Env, cache *Cache) (*ProjectLi
 	}
 	m := env.Manifest
 	dialect := sqlparse.LookupDialect(m.Metadata.AdapterType).Name
-	pl := &ProjectLineage{Dialect: dialect, Models: map[string]*ModelLineage{}, children: map[string][]string{},
+	sh := cache.shape(env)
+	ri := sh.ri
+	pl := &ProjectLineage{Dialect: dialect, Models: make(map[string]*ModelLineage, len(m.Nodes)), children: sh.children,
 		Stats: ProjectStats{Reasons: map[string]int{}}}
-	ri := newRelIndex(m)
-	for id := range ri.keys {
-		if cc := catalogColumns(env, id); cc != nil {
-			ri.catalog[id] = cc
-		}
-	}
+	pl.Waves = sh.waves
 
-	var models []string
-	for id, n := range m.Nodes {
-		if n.ResourceType == dbt.Model && n.Enabled() {
-			models = append(models, id)
-		}
-	}
-	sort.Strings(models)
-	isModel := make(map[string]bool, len(models))
-	for _, id := range models {
-		isModel[id] = true
-	}
-	for _, id := range models {
-		for _, p := range m.Nodes[id].DependsOn.Nodes {
-			pl.children[p] = append(pl.children[p], id)
-		}
-	}
-	pl.Waves = waves(m, models, isModel)
-
-	var mu sync.Mutex
 	workers := runtime.GOMAXPROCS(0)
 	for _, wave := range pl.Waves {
 		if err := ctx.Err(); err != nil {
@@ -271,17 +354,13 @@ func AnalyzeProject(ctx context.Context, env *dbt.Env, cache *Cache) (*ProjectLi
 					if i >= len(wave) || ctx.Err() != nil {
 						return
 					}
-					mu.Lock()
-					// Reading finished waves needs no lock for writes in this
-					// wave, but the map itself is shared.
-					up := upstreamView(pl.Models, m.Nodes[wave[i]])
-					mu.Unlock()
-					results[i], cached[i] = analyzeModel(env, m.Nodes[wave[i]], dialect, ri, up, cache)
+					// pl.Models is only written between waves, so
+					// reading it here needs no lock.
+					results[i], cached[i] = analyzeModel(env, m.Nodes[wave[i]], dialect, ri, pl.Models, cache)
 				}
 			}()
 		}
 		wg.Wait()
-		mu.Lock()
 		for i, id := range wave {
 			if results[i] == nil {
 				continue
@@ -297,7 +376,6 @@ func AnalyzeProject(ctx context.Context, env *dbt.Env, cache *Cache) (*ProjectLi
 				pl.Stats.Reasons[reasonClass(results[i].OpaqueReason)]++
 			}
 		}
-		mu.Unlock()
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("analyze project lineage: %w", err)
@@ -312,16 +390,6 @@ func reasonClass(r string) string {
 		return r[:i]
 	}
 	return r
-}
-
-func upstreamView(done map[string]*ModelLineage, n *dbt.Node) map[string]*ModelLineage {
-	out := make(map[string]*ModelLineage, len(n.DependsOn.Nodes))
-	for _, p := range n.DependsOn.Nodes {
-		if ml, ok := done[p]; ok {
-			out[p] = ml
-		}
-	}
-	return out
 }
 
 // waves orders models so every model comes after the models it reads.
@@ -411,14 +479,7 @@ func analyzeModel(env *dbt.Env, n *dbt.Node, dialect string, ri *relIndex, done 
 		if cc := ri.catalog[pid]; cc != nil {
 			u.cols = cc
 		} else if ml, ok := done[pid]; ok {
-			for _, c := range ml.Columns {
-				if c.Name != "*" {
-					u.cols = append(u.cols, c.Name)
-				}
-			}
-			if ml.Opaque && hasStar(ml) {
-				u.cols = nil
-			}
+			u.cols = ml.names
 		} else {
 			for _, c := range env.Columns(pid) {
 				u.cols = append(u.cols, c.Name)
@@ -445,15 +506,6 @@ func analyzeModel(env *dbt.Env, n *dbt.Node, dialect string, ri *relIndex, done 
 	ml := analyzeModelSQL(base, n, dialect, ri, ups)
 	cache.put(key, ml)
 	return ml, false
-}
-
-func hasStar(ml *ModelLineage) bool {
-	for _, c := range ml.Columns {
-		if c.Name == "*" {
-			return true
-		}
-	}
-	return false
 }
 
 func catalogColumns(env *dbt.Env, id string) []string {
@@ -537,6 +589,15 @@ func analyzeModelSQL(ml *ModelLineage, n *dbt.Node, dialect string, ri *relIndex
 }
 
 func finish(ml *ModelLineage) *ModelLineage {
+	ml.names = make([]string, 0, len(ml.Columns))
+	for _, c := range ml.Columns {
+		if c.Name == "*" {
+			// Unknown columns: downstream must not treat the list as complete.
+			ml.names = nil
+			break
+		}
+		ml.names = append(ml.names, c.Name)
+	}
 	if ml.Structure == nil {
 		ml.Structure = (&ModelStructure{}).normalize()
 	}

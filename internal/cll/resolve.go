@@ -3,6 +3,7 @@ package cll
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -25,7 +26,7 @@ type lin struct {
 	// orig is the physical column name when kind is passthrough/renamed,
 	// so that a later alias can be classified as a rename.
 	orig   string
-	digest string
+	digest uint64
 }
 
 // relation is a resolved FROM item or query result.
@@ -43,8 +44,8 @@ type relation struct {
 	// unexpanded star, so that outer queries can still name them.
 	starFrom  []*relation
 	rowDeps   []dep
-	rowDigest string
-	digest    func(table, col string) string
+	rowDigest uint64
+	digest    func(table, col string) uint64
 }
 
 type rcol struct {
@@ -145,12 +146,18 @@ type analyzer struct {
 	canon func(table string) string
 }
 
-func (a *analyzer) colDigest(table, col string) string {
-	t := strings.ToLower(table)
+func (a *analyzer) colDigest(table, col string) uint64 {
+	var w fnvWriter
+	w.init()
+	w.WriteString("col:")
 	if a.canon != nil {
-		t = a.canon(table)
+		w.WriteString(a.canon(table))
+	} else {
+		w.writeLower(table)
 	}
-	return hashStr("col:" + t + "." + strings.ToLower(col))
+	w.WriteByte('.')
+	w.writeLower(col)
+	return w.h
 }
 
 func newAnalyzer(d sqlparse.Dialect, schema Schema) *analyzer {
@@ -180,14 +187,72 @@ func normRel(s string) string {
 	return strings.ToLower(s)
 }
 
-// hashStr is FNV-1a 64, inlined to avoid allocating a hasher per digest.
-func hashStr(s string) string {
-	h := uint64(14695981039346656037)
+// hashStr is FNV-1a 64 of s.
+func hashStr(s string) uint64 {
+	var w fnvWriter
+	w.init()
+	w.WriteString(s)
+	return w.h
+}
+
+// fnvWriter digests canonical SQL text as it is written (FNV-1a 64), so
+// digests cost no string building. Digests must be stable across
+// processes, because base and current builds are compared.
+type fnvWriter struct{ h uint64 }
+
+func (w *fnvWriter) init() { w.h = 14695981039346656037 }
+
+func (w *fnvWriter) WriteString(s string) (int, error) {
+	h := w.h
 	for i := 0; i < len(s); i++ {
 		h ^= uint64(s[i])
 		h *= 1099511628211
 	}
-	return strconv.FormatUint(h, 16)
+	w.h = h
+	return len(s), nil
+}
+
+func (w *fnvWriter) WriteByte(c byte) error {
+	w.h ^= uint64(c)
+	w.h *= 1099511628211
+	return nil
+}
+
+func (w *fnvWriter) writeLower(s string) {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		_ = w.WriteByte(c)
+	}
+}
+
+func (w *fnvWriter) writeU64(v uint64) {
+	for i := 0; i < 8; i++ {
+		_ = w.WriteByte(byte(v >> (8 * i)))
+	}
+}
+
+func writeDigest(wr sqlparse.Writer, v uint64) {
+	_ = wr.WriteByte('{')
+	for i := 0; i < 8; i++ {
+		_ = wr.WriteByte(byte(v >> (8 * i)))
+	}
+	_ = wr.WriteByte('}')
+}
+
+func hexDigest(v uint64) string { return strconv.FormatUint(v, 16) }
+
+// hashDigests combines digests with a tag.
+func hashDigests(tag string, ds ...uint64) uint64 {
+	var w fnvWriter
+	w.init()
+	w.WriteString(tag)
+	for _, d := range ds {
+		w.writeU64(d)
+	}
+	return w.h
 }
 
 func (a *analyzer) lookupSchema(name string) ([]string, bool) {
@@ -255,7 +320,7 @@ func (a *analyzer) query(q *sqlparse.Query, env *cteEnv, outer *scope) *relation
 		sc.sources = []*source{{rel: rel}}
 		sc.items = rel.cols
 		var deps []dep
-		var parts []string
+		parts := []uint64{rel.rowDigest}
 		for _, o := range q.OrderBy {
 			deps = append(deps, a.rowExprDeps(o.Expr, sc, rel.cols, true)...)
 			parts = append(parts, a.digestExpr(o.Expr, sc))
@@ -263,7 +328,7 @@ func (a *analyzer) query(q *sqlparse.Query, env *cteEnv, outer *scope) *relation
 		}
 		out := *rel
 		out.rowDeps = append(append([]dep(nil), rel.rowDeps...), deps...)
-		out.rowDigest = hashStr(rel.rowDigest + "|order:" + strings.Join(parts, ","))
+		out.rowDigest = hashDigests("order", parts...)
 		return &out
 	}
 	return rel
@@ -307,7 +372,7 @@ func (a *analyzer) setOp(s *sqlparse.SetOp, env *cteEnv, outer *scope) *relation
 
 func mergeLin(ls ...*lin) *lin {
 	out := &lin{}
-	var ds []string
+	var ds []uint64
 	for _, l := range ls {
 		if l == nil {
 			continue
@@ -320,7 +385,7 @@ func mergeLin(ls ...*lin) *lin {
 	if len(out.deps) == 0 {
 		out.kind = KindSource
 	}
-	out.digest = hashStr("set:" + strings.Join(ds, ","))
+	out.digest = hashDigests("set", ds...)
 	return out
 }
 
@@ -356,7 +421,7 @@ func (a *analyzer) mergeSet(s *sqlparse.SetOp, left, right *relation) *relation 
 		out.starFrom = append(out.starFrom, left)
 	}
 	out.rowDeps = append(append([]dep(nil), left.rowDeps...), right.rowDeps...)
-	out.rowDigest = hashStr(s.Op + strconv.FormatBool(s.All) + "|" + left.rowDigest + "|" + right.rowDigest)
+	out.rowDigest = hashDigests(s.Op+strconv.FormatBool(s.All), left.rowDigest, right.rowDigest)
 	return out
 }
 
@@ -422,17 +487,17 @@ type exprCtx struct {
 func (a *analyzer) selectBlock(s *sqlparse.Select, env *cteEnv, outer *scope, orderBy []sqlparse.OrderItem) *relation {
 	sc := &scope{parent: outer, windows: s.Windows, env: env}
 	out := &relation{}
-	var rowParts []string
+	var rowParts []uint64
 	for _, te := range s.From {
 		a.addTable(te, sc, env, out, &rowParts)
 	}
 	if s.Distinct {
 		a.st.Distinct = true
-		rowParts = append(rowParts, "distinct")
+		rowParts = append(rowParts, hashStr("distinct"))
 	}
 	for _, e := range s.DistinctOn {
 		out.rowDeps = append(out.rowDeps, a.rowExprDeps(e, sc, nil, false)...)
-		rowParts = append(rowParts, "don:"+a.digestExpr(e, sc))
+		rowParts = append(rowParts, hashDigests("don", a.digestExpr(e, sc)))
 	}
 	// Select list.
 	var aggItems []bool
@@ -458,40 +523,40 @@ func (a *analyzer) selectBlock(s *sqlparse.Select, env *cteEnv, outer *scope, or
 	out.cols = sc.items
 	if s.Where != nil {
 		out.rowDeps = append(out.rowDeps, a.rowExprDeps(s.Where, sc, sc.items, false)...)
-		rowParts = append(rowParts, "where:"+a.digestExpr(s.Where, sc))
+		rowParts = append(rowParts, hashDigests("where", a.digestExpr(s.Where, sc)))
 		a.st.Filters = append(a.st.Filters, sqlparse.Format(s.Where))
 	}
 	if s.GroupByAll {
 		for i, c := range sc.items {
 			if !aggItems[i] {
 				out.rowDeps = append(out.rowDeps, c.l.deps...)
-				rowParts = append(rowParts, "group:"+c.l.digest)
+				rowParts = append(rowParts, hashDigests("group", c.l.digest))
 				a.st.GroupBy = append(a.st.GroupBy, c.name)
 			}
 		}
 	}
 	for _, g := range s.GroupBy {
 		out.rowDeps = append(out.rowDeps, a.rowExprDeps(g, sc, sc.items, false)...)
-		rowParts = append(rowParts, "group:"+a.digestExpr(g, sc))
+		rowParts = append(rowParts, hashDigests("group", a.digestExpr(g, sc)))
 		a.st.GroupBy = append(a.st.GroupBy, sqlparse.Format(g))
 	}
 	if s.Having != nil {
 		out.rowDeps = append(out.rowDeps, a.rowExprDeps(s.Having, sc, sc.items, false)...)
-		rowParts = append(rowParts, "having:"+a.digestExpr(s.Having, sc))
+		rowParts = append(rowParts, hashDigests("having", a.digestExpr(s.Having, sc)))
 		a.st.Having = append(a.st.Having, sqlparse.Format(s.Having))
 	}
 	if s.Qualify != nil {
 		out.rowDeps = append(out.rowDeps, a.rowExprDeps(s.Qualify, sc, sc.items, false)...)
-		rowParts = append(rowParts, "qualify:"+a.digestExpr(s.Qualify, sc))
+		rowParts = append(rowParts, hashDigests("qualify", a.digestExpr(s.Qualify, sc)))
 		a.st.QualifyFilters = append(a.st.QualifyFilters, sqlparse.Format(s.Qualify))
 	}
 	for _, o := range orderBy {
 		out.rowDeps = append(out.rowDeps, a.rowExprDeps(o.Expr, sc, sc.items, true)...)
-		rowParts = append(rowParts, "order:"+a.digestExpr(o.Expr, sc))
+		rowParts = append(rowParts, hashDigests("order", a.digestExpr(o.Expr, sc)))
 		a.st.OrderBy = append(a.st.OrderBy, sqlparse.Format(o.Expr))
 	}
-	sort.Strings(rowParts)
-	out.rowDigest = hashStr(strings.Join(rowParts, "|"))
+	slices.Sort(rowParts)
+	out.rowDigest = hashDigests("rows", rowParts...)
 	return out
 }
 
@@ -546,15 +611,15 @@ func (a *analyzer) exprName(e sqlparse.Expr) string {
 
 // ---- FROM ----
 
-func (a *analyzer) addSource(sc *scope, src *source, out *relation, rowParts *[]string) {
+func (a *analyzer) addSource(sc *scope, src *source, out *relation, rowParts *[]uint64) {
 	sc.sources = append(sc.sources, src)
 	out.rowDeps = append(out.rowDeps, src.rel.rowDeps...)
-	if src.rel.rowDigest != "" {
-		*rowParts = append(*rowParts, "src:"+src.rel.rowDigest)
+	if src.rel.rowDigest != 0 {
+		*rowParts = append(*rowParts, hashDigests("src", src.rel.rowDigest))
 	}
 }
 
-func (a *analyzer) addTable(te sqlparse.TableExpr, sc *scope, env *cteEnv, out *relation, rowParts *[]string) {
+func (a *analyzer) addTable(te sqlparse.TableExpr, sc *scope, env *cteEnv, out *relation, rowParts *[]uint64) {
 	switch x := te.(type) {
 	case *sqlparse.Join:
 		a.addTable(x.Left, sc, env, out, rowParts)
@@ -566,7 +631,7 @@ func (a *analyzer) addTable(te sqlparse.TableExpr, sc *scope, env *cteEnv, out *
 		if x.Natural {
 			jt = "NATURAL " + jt
 		}
-		*rowParts = append(*rowParts, "join:"+jt)
+		*rowParts = append(*rowParts, hashStr("join:"+jt))
 		info := JoinInfo{JoinType: jt}
 		if len(right) > 0 {
 			info.Table = right[0].display()
@@ -577,7 +642,7 @@ func (a *analyzer) addTable(te sqlparse.TableExpr, sc *scope, env *cteEnv, out *
 		}
 		if x.On != nil {
 			out.rowDeps = append(out.rowDeps, a.rowExprDeps(x.On, sc, nil, false)...)
-			*rowParts = append(*rowParts, "on:"+a.digestExpr(x.On, sc))
+			*rowParts = append(*rowParts, hashDigests("on", a.digestExpr(x.On, sc)))
 			info.Condition = sqlparse.Format(x.On)
 		}
 		if len(using) > 0 {
@@ -614,7 +679,7 @@ func (a *analyzer) addTable(te sqlparse.TableExpr, sc *scope, env *cteEnv, out *
 					}
 					s.usingOf[strings.ToLower(u)] = true
 				}
-				*rowParts = append(*rowParts, "using:"+m.digest)
+				*rowParts = append(*rowParts, hashDigests("using", m.digest))
 			}
 			info.Condition = "USING (" + strings.Join(using, ", ") + ")"
 		}
@@ -682,9 +747,15 @@ func (a *analyzer) tableRef(t *sqlparse.TableRef, env *cteEnv) *source {
 	}
 	rel := &relation{name: name, physical: true, digest: a.colDigest}
 	if cols, ok := a.lookupSchema(name); ok && len(cols) > 0 {
-		for _, c := range cols {
+		// One allocation each for all columns' lineage and deps.
+		lins := make([]lin, len(cols))
+		deps := make([]dep, len(cols))
+		rel.cols = make([]rcol, len(cols))
+		for i, c := range cols {
 			fc := a.foldCol(c)
-			rel.cols = append(rel.cols, rcol{name: fc, l: &lin{deps: []dep{{table: name, col: fc, conf: Exact}}, kind: KindPassthrough, orig: fc, digest: a.colDigest(name, fc)}})
+			deps[i] = dep{table: name, col: fc, conf: Exact}
+			lins[i] = lin{deps: deps[i : i+1 : i+1], kind: KindPassthrough, orig: fc, digest: a.colDigest(name, fc)}
+			rel.cols[i] = rcol{name: fc, l: &lins[i]}
 		}
 	} else {
 		rel.open = true
@@ -736,7 +807,7 @@ func (a *analyzer) tableFunc(t *sqlparse.TableFunc, sc *scope) *source {
 	}
 	ctx := &exprCtx{sc: sc}
 	var deps []dep
-	var parts []string
+	var parts []uint64
 	for _, arg := range f.Args {
 		if n, ok := arg.(*sqlparse.Named); ok && !strings.EqualFold(n.Name, "INPUT") {
 			continue
@@ -745,7 +816,7 @@ func (a *analyzer) tableFunc(t *sqlparse.TableFunc, sc *scope) *source {
 		deps = append(deps, l.deps...)
 		parts = append(parts, l.digest)
 	}
-	el := &lin{deps: dedupDeps(deps), kind: KindDerived, digest: hashStr(fname + "(" + strings.Join(parts, ",") + ")")}
+	el := &lin{deps: dedupDeps(deps), kind: KindDerived, digest: hashDigests(fname, parts...)}
 	if len(el.deps) == 0 {
 		el.kind = KindSource
 	}
@@ -777,10 +848,10 @@ func (a *analyzer) tableFunc(t *sqlparse.TableFunc, sc *scope) *source {
 func (a *analyzer) subSource(te sqlparse.TableExpr, sc *scope, env *cteEnv) (*scope, *relation) {
 	sub := &scope{parent: sc.parent, env: env}
 	tmp := &relation{}
-	var parts []string
+	var parts []uint64
 	a.addTable(te, sub, env, tmp, &parts)
 	// Collapse the sub-scope into one relation with all its columns.
-	rel := &relation{rowDeps: tmp.rowDeps, rowDigest: hashStr(strings.Join(parts, "|"))}
+	rel := &relation{rowDeps: tmp.rowDeps, rowDigest: hashDigests("sub", parts...)}
 	for _, s := range sub.sources {
 		rel.cols = append(rel.cols, s.rel.cols...)
 		if s.rel.open {
@@ -799,7 +870,7 @@ func (a *analyzer) pivot(p *sqlparse.Pivot, sc *scope, env *cteEnv) *source {
 	ctx := &exprCtx{sc: sub}
 	var aggDeps, forDeps []dep
 	used := map[string]bool{}
-	var dig []string
+	var dig []uint64
 	for _, it := range p.Aggs {
 		l := a.exprLin(it.Expr, ctx)
 		aggDeps = append(aggDeps, l.deps...)
@@ -813,14 +884,14 @@ func (a *analyzer) pivot(p *sqlparse.Pivot, sc *scope, env *cteEnv) *source {
 		markUsed(e, used)
 	}
 	rel := &relation{rowDeps: append(append(append([]dep(nil), srcRel.rowDeps...), aggDeps...), forDeps...)}
-	rel.rowDigest = hashStr("pivot:" + srcRel.rowDigest + strings.Join(dig, ","))
+	rel.rowDigest = hashDigests("pivot", append(dig, srcRel.rowDigest)...)
 	for _, c := range srcRel.cols {
 		if !used[strings.ToLower(c.name)] {
 			rel.cols = append(rel.cols, c)
 		}
 	}
 	rel.starFrom = srcRel.starFrom
-	vl := &lin{deps: dedupDeps(append(append([]dep(nil), aggDeps...), forDeps...)), kind: KindDerived, digest: hashStr("pv:" + strings.Join(dig, ","))}
+	vl := &lin{deps: dedupDeps(append(append([]dep(nil), aggDeps...), forDeps...)), kind: KindDerived, digest: hashDigests("pv", dig...)}
 	for _, in := range p.In {
 		base := in.Alias
 		if base == "" {
@@ -1323,16 +1394,8 @@ func isDateFunc(name string) bool {
 // exprLin computes the lineage of an expression.
 func (a *analyzer) exprLin(e sqlparse.Expr, ctx *exprCtx) *lin {
 	var deps []dep
-	var refDigest func(c *sqlparse.ColumnRef) (string, bool)
 	var single *lin
 	nrefs := 0
-	refDigest = func(c *sqlparse.ColumnRef) (string, bool) {
-		l, _ := a.resolveName(c, ctx)
-		if l == nil {
-			return c.Name.String(), true
-		}
-		return "{" + l.digest + "}", true
-	}
 	a.visit(e, ctx, func(l *lin) {
 		deps = append(deps, l.deps...)
 		single = l
@@ -1347,8 +1410,24 @@ func (a *analyzer) exprLin(e sqlparse.Expr, ctx *exprCtx) *lin {
 	if len(out.deps) == 0 {
 		out.kind = KindSource
 	}
-	out.digest = hashStr(sqlparse.FormatWith(e, refDigest))
+	out.digest = a.digestCtx(e, ctx)
 	return out
+}
+
+// digestCtx digests an expression with every column reference replaced by
+// the digest of what it resolves to, so aliases and formatting drop out.
+func (a *analyzer) digestCtx(e sqlparse.Expr, ctx *exprCtx) uint64 {
+	var w fnvWriter
+	w.init()
+	sqlparse.FormatTo(&w, e, func(wr sqlparse.Writer, c *sqlparse.ColumnRef) bool {
+		l, _ := a.resolveName(c, ctx)
+		if l == nil {
+			return false
+		}
+		writeDigest(wr, l.digest)
+		return true
+	})
+	return w.h
 }
 
 // visit walks an expression, reporting the lineage of every column
@@ -1501,33 +1580,27 @@ func (a *analyzer) rowExprDeps(e sqlparse.Expr, sc *scope, items []rcol, aliasFi
 	return deps
 }
 
-func (a *analyzer) digestExpr(e sqlparse.Expr, sc *scope) string {
-	ctx := &exprCtx{sc: sc, aliases: sc.items}
-	return sqlparse.FormatWith(e, func(c *sqlparse.ColumnRef) (string, bool) {
-		l, _ := a.resolveName(c, ctx)
-		if l == nil {
-			return c.Name.String(), true
-		}
-		return "{" + l.digest + "}", true
-	})
+func (a *analyzer) digestExpr(e sqlparse.Expr, sc *scope) uint64 {
+	return a.digestCtx(e, &exprCtx{sc: sc, aliases: sc.items})
 }
 
 func dedupDeps(ds []dep) []dep {
 	if len(ds) <= 1 {
 		return ds
 	}
+	// Dep lists are short; a quadratic scan beats building a map.
 	out := make([]dep, 0, len(ds))
-	idx := map[string]int{}
+next:
 	for _, d := range ds {
-		k := strings.ToLower(d.table + "\x00" + d.col)
-		if i, ok := idx[k]; ok {
-			// Keep the best confidence seen for an edge.
-			if d.conf == Exact || d.conf == Inferred && out[i].conf == Unknown {
-				out[i].conf = d.conf
+		for i := range out {
+			if out[i].col == d.col && out[i].table == d.table || equalFold(out[i].col, d.col) && equalFold(out[i].table, d.table) {
+				// Keep the best confidence seen for an edge.
+				if d.conf == Exact || d.conf == Inferred && out[i].conf == Unknown {
+					out[i].conf = d.conf
+				}
+				continue next
 			}
-			continue
 		}
-		idx[k] = len(out)
 		out = append(out, d)
 	}
 	return out
@@ -1562,12 +1635,12 @@ func analyzeParsed(d sqlparse.Dialect, q *sqlparse.Query, schema Schema, canon f
 	}()
 	rel := a.query(q, nil, nil)
 	_, a.st.IsSetOperation = q.Body.(*sqlparse.SetOp)
-	ql = &QueryLineage{Dialect: d.Name, Columns: make([]OutputColumn, 0, len(rel.cols)), Tables: a.tables, RowDigest: rel.rowDigest}
+	ql = &QueryLineage{Dialect: d.Name, Columns: make([]OutputColumn, 0, len(rel.cols)), Tables: a.tables, RowDigest: hexDigest(rel.rowDigest)}
 	if ql.Tables == nil {
 		ql.Tables = []string{}
 	}
 	for _, c := range rel.cols {
-		oc := OutputColumn{Name: c.name, Kind: c.l.kind, Digest: c.l.digest, Deps: toRefs(c.l.deps)}
+		oc := OutputColumn{Name: c.name, Kind: c.l.kind, Digest: hexDigest(c.l.digest), Deps: toRefs(c.l.deps)}
 		ql.Columns = append(ql.Columns, oc)
 		p := Projection{Name: c.name, IsAggregate: c.l.kind == KindAggregate, IsDerived: c.l.kind == KindDerived || c.l.kind == KindAggregate, SourceColumns: []string{}}
 		for _, r := range oc.Deps {

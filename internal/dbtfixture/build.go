@@ -170,7 +170,7 @@ func (p *Project) clean(out *Built) error {
 	if err := os.MkdirAll(out.Dir, 0o755); err != nil {
 		return fmt.Errorf("dbtfixture: creating %s: %w", out.Dir, err)
 	}
-	for _, name := range []string{"target", "target-base", "models", "seeds", "macros", "snapshots", p.dbFile, p.dbFile + ".wal"} {
+	for _, name := range []string{"target", "target-base", "models", "seeds", "macros", "snapshots", "dbt_packages", p.dbFile, p.dbFile + ".wal"} {
 		if err := os.RemoveAll(filepath.Join(out.Dir, name)); err != nil {
 			return fmt.Errorf("dbtfixture: removing the previous build: %w", err)
 		}

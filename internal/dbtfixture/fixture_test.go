@@ -287,3 +287,56 @@ func sortedKeys(m map[string]any) []string {
 	}
 	return out
 }
+
+func TestBuilderOptions(t *testing.T) {
+	ctx := context.Background()
+	p := dbtfixture.New(t).Name("shop").Schemas("prod", "dev").DatabaseFile("wh.duckdb")
+	p.Model("snap", dbtfixture.Table, "select 1 as id", "select 1 as id").Materialized(dbtfixture.Snapshot).Config("unique_key", "id")
+	p.Model("v", dbtfixture.Table, "select 1 as id", "select 1 as id").Config("materialized", "view").Config("meta", map[string]any{"owner": "ann"})
+	p.Model("off", dbtfixture.Table, "select 1 as id", "select 1 as id").Config("enabled", false)
+	p.Model("dep", dbtfixture.View, "select 1 as id", "select 1 as id").Package("dep_pkg")
+	p.Model("strict", dbtfixture.Table, "select 1 as id", "select 1 as id").ContractEnforced().
+		Columns(dbtfixture.Col("id", "key").Type("integer"))
+	b := p.MustBuild(ctx)
+	if b.Database != "wh" || b.Relation(dbtfixture.Base, "v") != `"wh"."prod"."v"` {
+		t.Errorf("built: %+v", b)
+	}
+	proj, err := b.Load(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := proj.Current.Manifest
+	if n, ok := m.Node("snapshot.shop.snap"); !ok || n.ResourceType != dbt.Snapshot {
+		t.Errorf("snapshot: %+v", n)
+	}
+	if n, ok := m.Node("model.shop.v"); !ok || n.Config.Materialized != "view" || string(n.Meta) != `{"owner":"ann"}` {
+		t.Errorf("view: %+v", n)
+	}
+	if e, _ := proj.Current.Catalog.Entry("model.shop.v"); e == nil || e.Metadata.Type != "VIEW" || e.Metadata.Schema != "dev" {
+		t.Errorf("view catalog: %+v", e)
+	}
+	if _, ok := m.DisabledNode("model.shop.off"); !ok {
+		t.Error("off should be disabled")
+	}
+	if n, ok := m.Node("model.dep_pkg.dep"); !ok || n.PackageName != "dep_pkg" {
+		t.Errorf("dep: %+v", n)
+	}
+	if n, ok := m.Node("model.shop.strict"); !ok || !n.Config.Contract.Enforced || !n.Contract.Enforced || n.Contract.Checksum == "" || n.Columns["id"].DataType != "integer" {
+		t.Errorf("strict: %+v", n)
+	}
+	if _, err := os.Stat(filepath.Join(b.Dir, "dbt_packages", "dep_pkg", "models", "dep.sql")); err != nil {
+		t.Error(err)
+	}
+	if !strings.Contains(readFile(t, filepath.Join(b.Dir, "profiles.yml")), `schema: "dev"`) {
+		t.Error("profiles.yml should name the current schema")
+	}
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}

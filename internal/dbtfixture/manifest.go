@@ -195,6 +195,9 @@ func (g *graphs) nodeJSON(sg *sideGraph, n *bnode, created float64) obj {
 		"unrendered_config": un, "created_at": created, "relation_name": nullIfEmpty(n.rel),
 		"raw_code": n.s.code, "language": "sql",
 	}
+	if meta, ok := n.s.config["meta"]; ok {
+		j["meta"] = meta
+	}
 	if n.kind == kindSeed {
 		j["raw_code"] = ""
 		delete(j, "language")
@@ -560,18 +563,22 @@ func (g *graphs) writeArtifacts(sg *sideGraph) error {
 // side's models, seeds and macros.
 func (p *Project) writeProjectFiles(out *Built) error {
 	files := map[string]string{
-		"dbt_project.yml": fmt.Sprintf("name: %s\nversion: \"1.0.0\"\nconfig-version: 2\nprofile: %s\n\nmodel-paths: [\"models\"]\nseed-paths: [\"seeds\"]\nmacro-paths: [\"macros\"]\nsnapshot-paths: [\"snapshots\"]\ntarget-path: target\n",
+		"dbt_project.yml": fmt.Sprintf("name: %s\nversion: \"1.0.0\"\nconfig-version: 2\nprofile: %s\n\nmodel-paths: [\"models\"]\nseed-paths: [\"seeds\"]\nmacro-paths: [\"macros\"]\nsnapshot-paths: [\"snapshots\"]\ntarget-path: target\npackages-install-path: dbt_packages\n",
 			p.name, p.name),
 		"profiles.yml": fmt.Sprintf("%s:\n  target: current\n  outputs:\n    base:\n      type: duckdb\n      path: %s\n      schema: %s\n      threads: 1\n    current:\n      type: duckdb\n      path: %s\n      schema: %s\n      threads: 1\n",
 			p.name, yamlString(out.DBPath), yamlString(out.BaseSchema), yamlString(out.DBPath), yamlString(out.CurrentSchema)),
 	}
 	for _, r := range p.resources {
 		s := r.sides[1]
-		if s == nil || r.kind == kindSource {
+		if s == nil || r.kind == kindSource || r.kind == kindExposure {
 			continue
 		}
 		n := &bnode{r: r, kind: r.kind, name: r.name}
 		_, ofp := n.paths()
+		if r.pkg != "" && r.pkg != p.name {
+			// original_file_path is relative to the package's root, as in dbt.
+			ofp = path.Join("dbt_packages", r.pkg, ofp)
+		}
 		files[ofp] = s.code
 	}
 	for _, m := range p.macros {

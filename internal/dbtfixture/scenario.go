@@ -376,8 +376,15 @@ func (n Node) Tests(tests ...TestSpec) Node {
 // Materialized sets the materialization explicitly.
 func (n Node) Materialized(m Materialization) Node {
 	if m == Snapshot || n.r.kind == kindSnapshot {
-		n.p.errorf("dbtfixture: %s %q: declare snapshots with Model(name, Snapshot, ...), not Materialized", n.r.kind, n.r.name)
-		return n
+		if n.mask != Both || n.r.kind == kindSeed || n.r.kind == kindSource || n.r.kind == kindExposure {
+			n.p.errorf("dbtfixture: %s %q: only a model can become a snapshot, and on both sides at once", n.r.kind, n.r.name)
+			return n
+		}
+		if m != Snapshot {
+			n.p.errorf("dbtfixture: snapshot %q cannot change materialization", n.r.name)
+			return n
+		}
+		n.r.kind = kindSnapshot
 	}
 	name, keys := m.parts()
 	return n.each(func(s *sideSpec) {

@@ -5,7 +5,10 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"flag"
 	"fmt"
+	"os"
+	"path/filepath"
 	"reflect"
 	"sort"
 	"strings"
@@ -13,6 +16,32 @@ import (
 
 	"github.com/ripple-data/ripple/internal/dbt"
 )
+
+var update = flag.Bool("update", false, "rewrite testdata/expectations.golden.txt")
+
+// TestExpectationsGolden keeps the printed expectations reviewable.
+func TestExpectationsGolden(t *testing.T) {
+	var b strings.Builder
+	for _, e := range Expectations() {
+		fmt.Fprintf(&b, "%-22s %-42s %s\n", e.Feature, e.Subject, e.Finding)
+	}
+	golden := filepath.Join("testdata", "expectations.golden.txt")
+	if *update {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(golden, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if string(want) != b.String() {
+		t.Errorf("expectations differ from %s; run go test ./internal/demo -update and review the diff", golden)
+	}
+}
 
 func TestDemo(t *testing.T) {
 	ctx := context.Background()

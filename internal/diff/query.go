@@ -2,7 +2,6 @@ package diff
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -78,7 +77,6 @@ func (e Env) runCapped(ctx context.Context, d sqlDialect, sql string, s Side, li
 			return nil, ctx.Err()
 		}
 	}
-	_ = d
 	return toFrame(r, limit), nil
 }
 
@@ -303,5 +301,3 @@ func truthy(v any) bool {
 	f, ok := toFloat(v)
 	return ok && f != 0
 }
-
-var errNoRows = errors.New("no rows")

@@ -293,14 +293,6 @@ func floatPtr(v any) *float64 {
 	return &f
 }
 
-func int64Ptr(v any) *int64 {
-	if v == nil {
-		return nil
-	}
-	i := toInt(v)
-	return &i
-}
-
 // toString renders a value as text (for min/max and categories).
 func toString(v any) *string {
 	if v == nil {

@@ -534,15 +534,19 @@ func ValueDiffDetail(ctx context.Context, env Env, in ValueDiffDetailInput) (*Va
 func valueDiffDetailSQL(p *diffPlan) string {
 	d := p.dialect
 	var bsel, csel []string
+	sel := func(phys, name string, mismatch bool) string {
+		switch {
+		case mismatch:
+			// Set operations need one type per column.
+			return d.CastToString(d.q(phys)) + " AS " + d.q(name)
+		case phys != name:
+			return d.q(phys) + " AS " + d.q(name)
+		}
+		return d.q(name)
+	}
 	for _, c := range p.cols {
-		bsel = append(bsel, d.q(c.Base)+" AS "+d.q(c.Name))
-		csel = append(csel, d.q(c.Current)+" AS "+d.q(c.Name))
-		if c.Base == c.Name {
-			bsel[len(bsel)-1] = d.q(c.Name)
-		}
-		if c.Current == c.Name {
-			csel[len(csel)-1] = d.q(c.Name)
-		}
+		bsel = append(bsel, sel(c.Base, c.Name, c.typeMismatch))
+		csel = append(csel, sel(c.Current, c.Name, c.typeMismatch))
 	}
 	return setDiffSQL(d, "SELECT "+strings.Join(bsel, ", ")+" FROM "+p.baseRel, "SELECT "+strings.Join(csel, ", ")+" FROM "+p.curRel, p.keyNames, "")
 }

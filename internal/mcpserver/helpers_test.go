@@ -149,7 +149,7 @@ func structured(t testing.TB, res *mcp.CallToolResult, v any) {
 
 // Test operations exercising every server path.
 type flagIn struct {
-	Flag  bool   `json:"flag" jsonschema:"a boolean"`
+	Flag   bool   `json:"flag" jsonschema:"a boolean"`
 	Select string `json:"select,omitempty"`
 }
 type flagOut struct {
@@ -169,7 +169,9 @@ type slowProbe struct {
 func testRegistry(probe *slowProbe) *ops.Registry {
 	r := ops.NewRegistry()
 	ops.Add(r, ops.Spec{Name: "echo_flag", Title: "Echo", Description: "Echo a flag."},
-		func(_ context.Context, _ *ops.Session, in *flagIn) (*flagOut, error) { return &flagOut{Flag: in.Flag}, nil }, nil)
+		func(_ context.Context, _ *ops.Session, in *flagIn) (*flagOut, error) {
+			return &flagOut{Flag: in.Flag}, nil
+		}, nil)
 	ops.Add(r, ops.Spec{Name: "boom", Title: "Boom", Description: "Panics."},
 		func(_ context.Context, _ *ops.Session, _ *emptyIn) (*okOut, error) { panic("kaboom") }, nil)
 	ops.Add(r, ops.Spec{Name: "warehouse_thing", Title: "WH", Description: "Queries the warehouse.", Warehouse: true},

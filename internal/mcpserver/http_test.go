@@ -70,7 +70,7 @@ func TestHTTPStatefulAndStateless(t *testing.T) {
 		t.Run(fmt.Sprint("stateless=", stateless), func(t *testing.T) {
 			h := newHarness(t, ops.Default(), fixturePaths(t), ModeServer)
 			ts := httptest.NewServer(h.srv.HTTPHandler(HTTPOptions{Stateless: stateless}))
-			defer ts.Close()
+			t.Cleanup(ts.Close)
 			resp, err := http.Get(ts.URL + "/health")
 			if err != nil {
 				t.Fatal(err)
@@ -98,7 +98,7 @@ func TestHTTPStatefulAndStateless(t *testing.T) {
 func TestHTTPProtections(t *testing.T) {
 	h := newHarness(t, ops.Default(), fixturePaths(t), ModeServer)
 	ts := httptest.NewServer(h.srv.HTTPHandler(HTTPOptions{AuthToken: "s3cret", AllowedOrigins: []string{"https://app.example.com"}}))
-	defer ts.Close()
+	t.Cleanup(ts.Close)
 	auth := map[string]string{"Authorization": "Bearer s3cret"}
 
 	if code, _ := postRaw(t, ts.URL, initBody, nil, ""); code != http.StatusUnauthorized {
@@ -138,7 +138,7 @@ func TestHTTPProtections(t *testing.T) {
 func TestHTTPFiftyConcurrentClients(t *testing.T) {
 	h := newHarness(t, ops.Default(), fixturePaths(t), ModeServer)
 	ts := httptest.NewServer(h.srv.HTTPHandler(HTTPOptions{}))
-	defer ts.Close()
+	t.Cleanup(ts.Close)
 	var wg sync.WaitGroup
 	errs := make(chan error, 50)
 	for i := range 50 {

@@ -8,5 +8,6 @@ func Default() *Registry {
 	addDiffOps(r)
 	addImpactOps(r)
 	addModelOps(r)
+	addCheckOps(r)
 	return r
 }

@@ -55,7 +55,7 @@ func addDiff[In, Out any](r *Registry, spec Spec, run func(context.Context, diff
 }
 
 func addDiffOps(r *Registry) {
-	addDiff(r, Spec{Name: "row_count_diff", Title: "Row count diff",
+	addDiff(r, Spec{Name: "row_count_diff", RunBacked: true, Title: "Row count diff",
 		Description: "Count rows of models (tables, views, incremental models, snapshots) in base and current. Per model: base, current and per side " +
 			"a status (ok, not_in_manifest, unsupported_resource_type, unsupported_materialization, table_not_found, permission_denied) with a message. " +
 			"table_not_found usually means stale artifacts or a misconfigured environment: report it, do not read it as 0 rows. A missing table never fails the call. " +
@@ -73,15 +73,15 @@ func addDiffOps(r *Registry) {
 			}
 			return diff.SchemaDiff(ctx, env, *in)
 		}, nil)
-	addDiff(r, Spec{Name: "query", Title: "Query",
+	addDiff(r, Spec{Name: "query", RunBacked: true, Title: "Query",
 		Description: "Run read-only SQL in the current (or, with base=true, the base) environment. {{ ref('model') }} and {{ source('src','table') }} " +
 			"resolve to that environment's relations. Rows are capped at 2,000 with `more` and the total row count." + runBacked, Positional: "sql"},
 		diff.Query, nil)
-	addDiff(r, Spec{Name: "query_diff", Title: "Query diff",
+	addDiff(r, Spec{Name: "query_diff", RunBacked: true, Title: "Query diff",
 		Description: "Run the same read-only SQL (or base_sql in base) in both environments. Without primary_keys both result sets are returned; " +
 			"with primary_keys the difference is computed in the warehouse: rows only in base, only in current, or changed, flagged in_a (base) / in_b (current), capped." + runBacked},
 		diff.QueryDiff, nil)
-	addDiff(r, Spec{Name: "value_diff", Title: "Value diff",
+	addDiff(r, Spec{Name: "value_diff", RunBacked: true, Title: "Value diff",
 		Description: "Compare a model's rows by primary key in one pass in the warehouse: summary total/added/removed/changed rows and per column " +
 			"matched, matched_p, null_in_base_only, null_in_current_only and base/current means for numeric columns. The key is verified unique first." + runBacked},
 		diff.ValueDiff, nil)

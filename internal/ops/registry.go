@@ -36,6 +36,9 @@ type Spec struct {
 	// DiffTool is true for operations comparing data across environments;
 	// in single-environment mode their descriptions say base equals current.
 	DiffTool bool
+	// RunBacked operations are recorded as runs in the checks state and
+	// their result carries the run_id.
+	RunBacked bool
 	// Positional names the input field that CLI positional arguments fill
 	// (a string or []string field), if any.
 	Positional string
@@ -176,6 +179,9 @@ func (o *Op) Call(ctx context.Context, s *Session, in any) (out any, err error) 
 			s.Logger().Error("operation panicked", "op", o.Name, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
 		}
 	}()
+	if o.RunBacked {
+		return o.callRecorded(ctx, s, in)
+	}
 	return o.run(ctx, s, in)
 }
 

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ripple-data/ripple/internal/checks"
 	"github.com/ripple-data/ripple/internal/dbt"
 	"github.com/ripple-data/ripple/internal/lineage"
 	"github.com/ripple-data/ripple/internal/warehouse"
@@ -41,7 +42,21 @@ type Session struct {
 	stamp   string
 	conn    warehouse.Conn
 	caches  map[string]any
+	store   *checks.Store
+	reg     *Registry
 }
+
+// registry is the operation catalogue used to run checks.
+func (s *Session) registry() *Registry {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.reg == nil {
+		s.reg = Default()
+	}
+	return s.reg
+}
+
+var zeroTime time.Time
 
 // NewSession returns a session; nothing is loaded until first use.
 func NewSession(cfg Config) *Session {

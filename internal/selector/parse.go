@@ -48,13 +48,13 @@ type Expr []Intersection
 // messages show them.
 var Methods = []string{
 	"fqn", "path", "file", "tag", "config.<key>", "resource_type", "package", "source",
-	"exposure", "metric", "semantic_model", "saved_query", "test_type", "test_name", "group", "state",
+	"exposure", "metric", "semantic_model", "saved_query", "test_type", "test_name", "group", "access", "state",
 }
 
 var knownMethods = map[string]bool{
 	"fqn": true, "path": true, "file": true, "tag": true, "config": true, "resource_type": true,
 	"package": true, "source": true, "exposure": true, "metric": true, "semantic_model": true,
-	"saved_query": true, "test_type": true, "test_name": true, "group": true, "state": true,
+	"saved_query": true, "test_type": true, "test_name": true, "group": true, "access": true, "state": true,
 }
 
 // StateValues are the values the state: method accepts.

@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -84,19 +84,28 @@ func (s *Selector) Select(opts Options) ([]string, error) {
 	default:
 		return nil, fmt.Errorf("%w: unknown view_mode %q; use %q or %q", ErrInvalid, opts.ViewMode, ViewAll, ViewChangedModels)
 	}
-	ev := &eval{Selector: s, configs: map[string]map[string]any{}}
-	var result map[string]bool
+	ev := &eval{Selector: s, n: s.g.Len()}
+	var result []bool
 	if len(sel) == 0 {
-		result = make(map[string]bool, s.g.Len())
-		for _, id := range s.g.IDs() {
-			result[id] = true
+		result = make([]bool, ev.n)
+		for i := range result {
+			result[i] = true
 		}
 	} else {
 		result = ev.expr(sel)
 	}
 	if len(exc) > 0 {
-		for id := range ev.expr(exc) {
-			delete(result, id)
+		for i, on := range ev.expr(exc) {
+			if on {
+				result[i] = false
+			}
+		}
+	}
+	if mode != nil {
+		for i, on := range ev.expr(mode) {
+			if !on {
+				result[i] = false
+			}
 		}
 	}
 	packages := opts.Packages
@@ -104,31 +113,21 @@ func (s *Selector) Select(opts Options) ([]string, error) {
 		packages = []string{s.root}
 	}
 	keepTests := sel.selectsTests()
-	out := make([]string, 0, len(result))
-	for id := range result {
-		n, ok := s.g.Node(id)
-		if !ok {
+	ids := s.g.IDs()
+	out := []string{}
+	for i, on := range result {
+		if !on {
 			continue
 		}
+		n := s.g.NodeAt(i)
 		if !keepTests && (n.ResourceType == dbt.Test || n.ResourceType == dbt.UnitTest) {
 			continue
 		}
 		if len(packages) > 0 && !ev.inPackages(n, packages) {
 			continue
 		}
-		out = append(out, id)
+		out = append(out, ids[i]) // ids are sorted, so out is too
 	}
-	if mode != nil {
-		changed := ev.expr(mode)
-		kept := out[:0]
-		for _, id := range out {
-			if changed[id] {
-				kept = append(kept, id)
-			}
-		}
-		out = kept
-	}
-	sort.Strings(out)
 	return out, nil
 }
 
@@ -150,30 +149,32 @@ func indexField(s, word string) int {
 
 func isSpace(b byte) bool { return b == ' ' || b == '\t' || b == '\n' || b == '\r' }
 
-// eval holds per-call caches.
+// eval holds per-call state; sets are masks indexed by graph node number.
 type eval struct {
 	*Selector
-	configs map[string]map[string]any
+	n       int
+	configs []map[string]any
+	decoded []bool
 }
 
-func (e *eval) expr(x Expr) map[string]bool {
-	out := map[string]bool{}
+func (e *eval) expr(x Expr) []bool {
+	out := make([]bool, e.n)
 	for _, inter := range x {
-		var acc map[string]bool
-		for i, c := range inter {
+		var acc []bool
+		for k, c := range inter {
 			got := e.criterion(c)
-			if i == 0 {
+			if k == 0 {
 				acc = got
 				continue
 			}
-			for id := range acc {
-				if !got[id] {
-					delete(acc, id)
-				}
+			for i := range acc {
+				acc[i] = acc[i] && got[i]
 			}
 		}
-		for id := range acc {
-			out[id] = true
+		for i, on := range acc {
+			if on {
+				out[i] = true
+			}
 		}
 	}
 	return out
@@ -181,42 +182,38 @@ func (e *eval) expr(x Expr) map[string]bool {
 
 // criterion is dbt's get_nodes_from_criteria: the matching nodes plus the
 // neighbours the graph operators ask for.
-func (e *eval) criterion(c Criterion) map[string]bool {
-	direct := map[string]bool{}
-	for _, id := range e.g.IDs() {
-		n, _ := e.g.Node(id)
-		if e.match(c, id, n) {
-			direct[id] = true
-		}
+func (e *eval) criterion(c Criterion) []bool {
+	direct := make([]bool, e.n)
+	ids := e.g.IDs()
+	for i := range direct {
+		direct[i] = e.match(c, i, ids[i], e.g.NodeAt(i))
 	}
 	if !c.ChildrensParents && !c.Parents && !c.Children {
 		return direct
 	}
-	out := make(map[string]bool, len(direct))
-	for id := range direct {
-		out[id] = true
+	out := slices.Clone(direct)
+	or := func(m []bool) {
+		for i, on := range m {
+			if on {
+				out[i] = true
+			}
+		}
 	}
 	if c.ChildrensParents {
-		down := e.g.DescendantsOf(direct, Unlimited)
-		for id := range direct {
-			down[id] = true
+		down := e.g.DescendantsMask(direct, Unlimited)
+		for i, on := range direct {
+			if on {
+				down[i] = true
+			}
 		}
-		for id := range down {
-			out[id] = true
-		}
-		for id := range e.g.AncestorsOf(down, Unlimited) {
-			out[id] = true
-		}
+		or(down)
+		or(e.g.AncestorsMask(down, Unlimited))
 	}
 	if c.Parents {
-		for id := range e.g.AncestorsOf(direct, c.ParentsDepth) {
-			out[id] = true
-		}
+		or(e.g.AncestorsMask(direct, c.ParentsDepth))
 	}
 	if c.Children {
-		for id := range e.g.DescendantsOf(direct, c.ChildrenDepth) {
-			out[id] = true
-		}
+		or(e.g.DescendantsMask(direct, c.ChildrenDepth))
 	}
 	return out
 }
@@ -233,7 +230,7 @@ func (e *eval) inPackages(n *dbt.Node, packages []string) bool {
 	return false
 }
 
-func (e *eval) match(c Criterion, id string, n *dbt.Node) bool {
+func (e *eval) match(c Criterion, i int, id string, n *dbt.Node) bool {
 	v := c.Value
 	switch c.Method {
 	case "fqn":
@@ -257,10 +254,14 @@ func (e *eval) match(c Criterion, id string, n *dbt.Node) bool {
 		}
 		return false
 	case "config":
-		return e.configMatch(id, n, c.Args, v)
+		return e.configMatch(i, n, c.Args, v)
 	case "group":
-		g, ok := e.config(id, n)["group"].(string)
+		g, ok := e.config(i, n)["group"].(string)
 		return ok && fnmatch(g, v)
+	case "access":
+		// dbt writes access into the model config since 1.7.
+		a, ok := e.config(i, n)["access"].(string)
+		return ok && n.ResourceType == dbt.Model && a == v
 	case "resource_type":
 		return n.ResourceType == v
 	case "package":
@@ -310,7 +311,7 @@ func (e *eval) match(c Criterion, id string, n *dbt.Node) bool {
 		}
 		return false
 	case "state":
-		return e.stateMatch(id, v)
+		return e.stateMatch(i, id, v)
 	}
 	return false
 }
@@ -319,13 +320,13 @@ func (e *eval) match(c Criterion, id string, n *dbt.Node) bool {
 // absent from base is modified (and matches every content sub-selector that
 // CompareState lists for it); a removed node matches state:modified and
 // state:modified.body.
-func (e *eval) stateMatch(id, v string) bool {
+func (e *eval) stateMatch(i int, id, v string) bool {
 	st, changed := e.state[id]
 	switch v {
 	case "new":
 		return changed && st.ChangeStatus == dbt.ChangeAdded
 	case "old":
-		return e.g.InBase(id)
+		return e.g.InBaseAt(i)
 	case "modified":
 		return changed
 	case "unmodified":
@@ -335,21 +336,23 @@ func (e *eval) stateMatch(id, v string) bool {
 	return ok && changed && st.Has(dbt.Modification(kind))
 }
 
-func (e *eval) config(id string, n *dbt.Node) map[string]any {
-	if m, ok := e.configs[id]; ok {
-		return m
+func (e *eval) config(i int, n *dbt.Node) map[string]any {
+	if e.configs == nil {
+		e.configs = make([]map[string]any, e.n)
+		e.decoded = make([]bool, e.n)
 	}
-	var m map[string]any
-	if len(n.ConfigRaw) > 0 {
-		_ = json.Unmarshal(n.ConfigRaw, &m) // a non-object config has no keys
+	if !e.decoded[i] {
+		e.decoded[i] = true
+		if len(n.ConfigRaw) > 0 {
+			_ = json.Unmarshal(n.ConfigRaw, &e.configs[i]) // a non-object config has no keys
+		}
 	}
-	e.configs[id] = m
-	return m
+	return e.configs[i]
 }
 
 // configMatch is dbt's ConfigSelectorMethod over the rendered config.
-func (e *eval) configMatch(id string, n *dbt.Node, keys []string, want string) bool {
-	var cur any = e.config(id, n)
+func (e *eval) configMatch(i int, n *dbt.Node, keys []string, want string) bool {
+	var cur any = e.config(i, n)
 	for _, k := range keys {
 		m, ok := cur.(map[string]any)
 		if !ok {

@@ -284,7 +284,7 @@ func grammarProject() []spec {
 		{id: "model.recce_test.customers", base: "select 1", cur: "select 1", deps: []string{"model.recce_test.stg_customers", "model.recce_test.orders"},
 			patch: func(n obj) {
 				set(obj{"name": "customers", "fqn": []string{"recce_test", "marts", "customers"}, "original_file_path": "models/marts/customers.sql"})(n)
-				cfg(obj{"group": "finance", "contract": obj{"enforced": true}})(n)
+				cfg(obj{"group": "finance", "access": "public", "contract": obj{"enforced": true}})(n)
 			}},
 		{id: "model.recce_test.dim_customers.v2", base: "select 1", cur: "select 1", deps: []string{"model.recce_test.customers"},
 			patch: set(obj{"name": "dim_customers", "version": 2, "fqn": []string{"recce_test", "marts", "dim_customers", "v2"}, "original_file_path": "models/marts/dim_customers_v2.sql"})},
@@ -361,6 +361,7 @@ func TestGrammar(t *testing.T) {
 		{"config contract", sel("config.contract.enforced:true"), []string{customers}},
 		{"config severity case-insensitive", sel("resource_type:test,config.severity:error"), []string{uniq}},
 		{"group", sel("group:fin*"), []string{customers}},
+		{"access", sel("access:public"), []string{customers}},
 		{"resource_type:seed", sel("resource_type:seed"), []string{seed}},
 		{"resource_type:source", sel("resource_type:source"), []string{srcC, src, srcP}},
 		{"package:", Options{Select: "package:dbt_*", Packages: all}, []string{util}},

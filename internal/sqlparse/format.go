@@ -15,15 +15,23 @@ func Format(e Expr) string {
 	return b.String()
 }
 
-// FormatWith is Format with a hook: when ref returns ok, its text replaces
-// the column reference (used to substitute resolved lineage for names).
-func FormatWith(e Expr, ref func(*ColumnRef) (string, bool)) string {
-	var b strings.Builder
-	fmtExpr(&b, e, ref)
-	return b.String()
+// Writer is what FormatTo writes to: a strings.Builder, or a hasher that
+// digests the canonical text without materialising it.
+type Writer interface {
+	WriteString(string) (int, error)
+	WriteByte(byte) error
 }
 
-func fmtList(b *strings.Builder, es []Expr, ref func(*ColumnRef) (string, bool)) {
+// RefFunc may write a replacement for a column reference and return true.
+type RefFunc func(w Writer, c *ColumnRef) bool
+
+// FormatTo writes the canonical form of e to w; ref, when it returns true,
+// replaces a column reference (used to substitute resolved lineage).
+func FormatTo(w Writer, e Expr, ref RefFunc) {
+	fmtExpr(w, e, ref)
+}
+
+func fmtList(b Writer, es []Expr, ref RefFunc) {
 	for i, e := range es {
 		if i > 0 {
 			b.WriteString(", ")
@@ -32,7 +40,7 @@ func fmtList(b *strings.Builder, es []Expr, ref func(*ColumnRef) (string, bool))
 	}
 }
 
-func fmtOrder(b *strings.Builder, items []OrderItem, ref func(*ColumnRef) (string, bool)) {
+func fmtOrder(b Writer, items []OrderItem, ref RefFunc) {
 	for i, it := range items {
 		if i > 0 {
 			b.WriteString(", ")
@@ -44,16 +52,13 @@ func fmtOrder(b *strings.Builder, items []OrderItem, ref func(*ColumnRef) (strin
 	}
 }
 
-func fmtExpr(b *strings.Builder, e Expr, ref func(*ColumnRef) (string, bool)) {
+func fmtExpr(b Writer, e Expr, ref RefFunc) {
 	switch x := e.(type) {
 	case nil:
 		b.WriteString("NULL")
 	case *ColumnRef:
-		if ref != nil {
-			if s, ok := ref(x); ok {
-				b.WriteString(s)
-				return
-			}
+		if ref != nil && ref(b, x) {
+			return
 		}
 		b.WriteString(x.Name.String())
 	case *StarExpr:
@@ -192,7 +197,7 @@ func fmtExpr(b *strings.Builder, e Expr, ref func(*ColumnRef) (string, bool)) {
 	}
 }
 
-func fmtWindow(b *strings.Builder, w *WindowSpec, ref func(*ColumnRef) (string, bool)) {
+func fmtWindow(b Writer, w *WindowSpec, ref RefFunc) {
 	if w.Name != "" {
 		b.WriteString(w.Name + " ")
 	}

@@ -365,4 +365,3 @@ func dotEscape(s string) string {
 	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "{", `\{`, "}", `\}`, "|", `\|`, "<", `\<`, ">", `\>`)
 	return r.Replace(s)
 }
-

@@ -90,8 +90,17 @@ func (p *Project) compareObserved(ctx context.Context, edges []ObservedEdge, lim
 	rel := p.relIdx
 	observed := map[string]map[edgeKey]bool{} // target id → edge set
 	unresolved := map[string]bool{}
+	memo := map[string]*entity{}
+	lookup := func(name string) *entity {
+		e, ok := memo[name]
+		if !ok {
+			e = rel.lookup(name)
+			memo[name] = e
+		}
+		return e
+	}
 	for _, ed := range edges {
-		src, dst := rel.lookup(ed.SourceTable), rel.lookup(ed.TargetTable)
+		src, dst := lookup(ed.SourceTable), lookup(ed.TargetTable)
 		if src == nil {
 			unresolved[ed.SourceTable] = true
 		}
@@ -126,8 +135,8 @@ func (p *Project) compareObserved(ctx context.Context, edges []ObservedEdge, lim
 		e := p.byID[id]
 		obs := observed[id]
 		ma := ModelAgreement{Model: e.name, UniqueID: id, Observed: len(obs)}
-		static := map[edgeKey]bool{}
 		cols, ok := p.lin.ModelColumns(id)
+		static := make(map[edgeKey]bool, 2*len(cols))
 		if !ok {
 			ma.Note = "no static column lineage (opaque or not analyzed)"
 		}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ripple-data/ripple/internal/cll"
 	"github.com/ripple-data/ripple/internal/dbt"
 	"github.com/ripple-data/ripple/internal/static"
 )
@@ -114,4 +115,21 @@ func TestStaticWithLineage(t *testing.T) {
 			golden(t, fx.name+"_openlineage_orders", ol)
 		})
 	}
+}
+
+// FuzzJoinKeys feeds arbitrary join conditions to the join-key recovery.
+func FuzzJoinKeys(f *testing.F) {
+	f.Add("(customers.customer_id = customer_orders.customer_id)", "db.s.orders")
+	f.Add(`a."x" = b.y AND a.z = b.w`, "")
+	f.Fuzz(func(t *testing.T, cond, table string) {
+		ml := &cll.ModelLineage{
+			RowDeps:   []cll.ColumnDep{{Node: "model.p.a", Column: "x"}, {Node: "model.p.b", Column: "y"}, {Node: "model.p.b", Column: "x"}},
+			Structure: &cll.ModelStructure{Joins: []cll.JoinInfo{{Table: table, JoinType: "LEFT", Condition: cond}}},
+		}
+		for _, j := range joinKeys("model.p.m", ml, map[string]string{"db.s.orders": "model.p.b"}) {
+			if len(j.LeftColumns) != len(j.RightColumns) || j.LeftNode == "" || j.RightNode == "" {
+				t.Fatalf("bad join evidence %+v", j)
+			}
+		}
+	})
 }

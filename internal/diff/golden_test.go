@@ -1,0 +1,76 @@
+package diff
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ripple-data/ripple/internal/warehouse"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata golden files")
+
+// TestGoldenSQL pins the SQL every operation generates, per dialect.
+func TestGoldenSQL(t *testing.T) {
+	for _, name := range []string{"duckdb", "postgres", "snowflake", "bigquery"} {
+		t.Run(name, func(t *testing.T) {
+			d := sqlDialect{mustDialect(t, name)}
+			rel := func(schema, table string) string { return d.QuoteRelation("analytics", schema, table) }
+			base, cur := rel("base", "orders"), rel("current", "orders")
+			p := &diffPlan{
+				dialect: d, baseRel: base, curRel: cur, keyNames: []string{"ID", "region"},
+				keys: []diffColumn{
+					{Name: "ID", Base: "ID", Current: "ID", Kind: kindInteger, Key: true},
+					{Name: "region", Base: "region", Current: "region", Kind: kindString, Key: true},
+				},
+			}
+			p.cols = append(p.cols, p.keys...)
+			p.cols = append(p.cols,
+				diffColumn{Name: "AMOUNT", Base: "AMOUNT", Current: "AMOUNT", Kind: kindFloat},
+				diffColumn{Name: "column_name", Base: "column_name", Current: "column_name", Kind: kindString},
+				diffColumn{Name: "status", Base: "STATUS", Current: "status", Kind: kindOther, typeMismatch: true},
+				diffColumn{Name: "ordered_at", Base: "ordered_at", Current: "ordered_at", Kind: kindDate})
+			amount := diffColumn{Name: "AMOUNT", Base: "AMOUNT", Current: "AMOUNT", Kind: kindFloat}
+			day := diffColumn{Name: "ordered_at", Base: "ordered_at", Current: "ordered_at", Kind: kindDate}
+			cols := []warehouse.Column{{Name: "ID", Type: "NUMBER(38,0)"}, {Name: "AMOUNT", Type: "FLOAT"}, {Name: "column_name", Type: "VARCHAR"},
+				{Name: "ordered_at", Type: "DATE"}, {Name: "is_paid", Type: "BOOLEAN"}, {Name: "payload", Type: "VARIANT"}}
+			sections := []struct{ name, sql string }{
+				{"row_count", "SELECT COUNT(*) AS row_count FROM " + base},
+				{"value_diff.preflight", preflightSQL(p, Base)},
+				{"value_diff", valueDiffSQL(p)},
+				{"value_diff.duplicate_keys", duplicateKeysSQL(d, cur, p.keyCols(Current))},
+				{"value_diff_detail", valueDiffDetailSQL(p)},
+				{"query_diff.summary", setDiffSummarySQL(d, "SELECT * FROM "+base, "SELECT * FROM "+cur, []string{"ID"})},
+				{"profile", profileSQL(d, cur, cols)},
+				{"top_k", topKSQL(d, base, cur, diffColumn{Name: "column_name", Base: "column_name", Current: "column_name", Kind: kindString}, 10)},
+				{"top_k.counts", countsSQL(d, base, cur, amount)},
+				{"histogram.stats", histogramStatsSQL(d, base, cur, amount)},
+				{"histogram.numeric", numericBinsSQL(d, base, cur, amount, -2.5, 0.125)},
+				{"histogram.date.stats", histogramStatsSQL(d, base, cur, day)},
+				{"histogram.date", dateBinsSQL(d, base, cur, day, "month")},
+			}
+			var b strings.Builder
+			for _, s := range sections {
+				b.WriteString("-- " + s.name + "\n" + s.sql + ";\n\n")
+			}
+			file := filepath.Join("testdata", "sql", name+".golden")
+			if *update {
+				if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(file, []byte(b.String()), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatalf("%v (run go test ./internal/diff -run TestGoldenSQL -update)", err)
+			}
+			if b.String() != string(want) {
+				t.Errorf("generated SQL differs from %s (rerun with -update after checking):\n%s", file, b.String())
+			}
+		})
+	}
+}

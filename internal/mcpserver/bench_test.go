@@ -1,0 +1,133 @@
+package mcpserver
+
+import (
+	"context"
+	"fmt"
+	"net/http/httptest"
+	"os"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/ripple-data/ripple/internal/dbt"
+	"github.com/ripple-data/ripple/internal/lineage"
+	"github.com/ripple-data/ripple/internal/ops"
+	"github.com/ripple-data/ripple/internal/synth"
+)
+
+var (
+	synthOnce sync.Once
+	synthDir  string
+	synthErr  error
+)
+
+// synthProject writes a 5,000-model project once per test binary.
+func synthProject(tb testing.TB) string {
+	tb.Helper()
+	synthOnce.Do(func() {
+		dir, err := mkTemp()
+		if err != nil {
+			synthErr = err
+			return
+		}
+		synthDir, synthErr = dir, synth.Generate(synth.Options{Models: 5000, Seed: 1}).Write(dir)
+	})
+	if synthErr != nil {
+		tb.Fatal(synthErr)
+	}
+	return synthDir
+}
+
+func percentile(d []time.Duration, p float64) time.Duration {
+	s := slices.Clone(d)
+	slices.Sort(s)
+	return s[int(float64(len(s)-1)*p)]
+}
+
+func reportLatency(b *testing.B, lat []time.Duration) {
+	b.ReportMetric(float64(percentile(lat, 0.50).Microseconds())/1000, "p50-ms")
+	b.ReportMetric(float64(percentile(lat, 0.99).Microseconds())/1000, "p99-ms")
+}
+
+func TestLargeResultsAreCapped(t *testing.T) {
+	if testing.Short() {
+		t.Skip("generates a 5,000-model project")
+	}
+	h := newHarness(t, ops.Default(), dbt.Paths{ProjectDir: synthProject(t)}, ModeServer)
+	cs := h.connect(t, "2025-11-25", nil)
+	var out map[string]any
+	structured(t, call(t, cs, "lineage_diff", map[string]any{"view_mode": "all"}), &out)
+	if out["truncated"] != true || out["returned_nodes"] != float64(lineage.ViewAllMaxNodes) || out["total_nodes"].(float64) < 5000 {
+		t.Errorf("view_mode all on 5,000 models: truncated %v returned %v total %v", out["truncated"], out["returned_nodes"], out["total_nodes"])
+	}
+}
+
+// BenchmarkLineageDiff5000 measures a warm lineage_diff (changed_models)
+// through a full MCP session over the in-memory transport.
+func BenchmarkLineageDiff5000(b *testing.B) {
+	h := newHarness(b, ops.Default(), dbt.Paths{ProjectDir: synthProject(b)}, ModeServer)
+	cs := h.connect(b, "2025-11-25", nil)
+	ctx := context.Background()
+	params := &mcp.CallToolParams{Name: "lineage_diff", Arguments: map[string]any{}}
+	if res, err := cs.CallTool(ctx, params); err != nil || res.IsError {
+		b.Fatalf("warm-up: %v %v", err, res)
+	}
+	lat := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for b.Loop() {
+		start := time.Now()
+		res, err := cs.CallTool(ctx, params)
+		lat = append(lat, time.Since(start))
+		if err != nil || res.IsError {
+			b.Fatalf("%v %v", err, res)
+		}
+	}
+	reportLatency(b, lat)
+}
+
+// BenchmarkHTTP50Clients runs lineage_diff from 50 concurrent streamable
+// HTTP sessions on the 5,000-model project; any error fails.
+func BenchmarkHTTP50Clients(b *testing.B) {
+	h := newHarness(b, ops.Default(), dbt.Paths{ProjectDir: synthProject(b)}, ModeServer)
+	ts := httptest.NewServer(h.srv.HTTPHandler(HTTPOptions{}))
+	defer ts.Close()
+	ctx := context.Background()
+	sessions := make([]*mcp.ClientSession, 50)
+	for i := range sessions {
+		c := mcp.NewClient(&mcp.Implementation{Name: fmt.Sprint("bench", i), Version: "1"}, nil)
+		cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: ts.URL + "/mcp"}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer cs.Close()
+		sessions[i] = cs
+	}
+	var mu sync.Mutex
+	var lat []time.Duration
+	b.ResetTimer()
+	for b.Loop() {
+		var wg sync.WaitGroup
+		for _, cs := range sessions {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				start := time.Now()
+				res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "lineage_diff", Arguments: map[string]any{}})
+				d := time.Since(start)
+				if err != nil || res.IsError {
+					b.Errorf("%v %v", err, res)
+				}
+				mu.Lock()
+				lat = append(lat, d)
+				mu.Unlock()
+			}()
+		}
+		wg.Wait()
+	}
+	reportLatency(b, lat)
+}
+
+func mkTemp() (string, error) { return os.MkdirTemp("", "ripple-mcp-bench-") }
