@@ -182,6 +182,9 @@ func opCommand(g *Globals, ios IOStreams, op *ops.Op) *cobra.Command {
 		Short: op.Title,
 		Long:  op.Description,
 	}
+	if op.Name == "select_nodes" {
+		cmd.Aliases = []string{"select"}
+	}
 	flags := bindInputFlags(cmd.Flags(), op.InputType())
 	if op.Positional != "" {
 		cmd.Use += " [" + op.Positional + "...]"

@@ -54,20 +54,40 @@ type ModelColumn struct {
 // ModelLineage is the lineage of one model. Values are shared through the
 // Cache and must be treated as read-only.
 type ModelLineage struct {
-	UniqueID     string          `json:"unique_id"`
-	Name         string          `json:"name"`
-	Dialect      string          `json:"dialect"`
-	Columns      []ModelColumn   `json:"columns"`
-	RowDeps      []ColumnDep     `json:"row_deps"`
-	Opaque       bool            `json:"opaque"`
-	OpaqueReason string          `json:"opaque_reason,omitempty"`
-	Parents      []string        `json:"parents"`
-	Unmatched    []string        `json:"unmatched_relations,omitempty"`
-	RowDigest    string          `json:"row_digest"`
-	Structure    *ModelStructure `json:"structure,omitempty"`
+	UniqueID     string        `json:"unique_id"`
+	Name         string        `json:"name"`
+	Dialect      string        `json:"dialect"`
+	Columns      []ModelColumn `json:"columns"`
+	RowDeps      []ColumnDep   `json:"row_deps"`
+	Opaque       bool          `json:"opaque"`
+	OpaqueReason string        `json:"opaque_reason,omitempty"`
+	Parents      []string      `json:"parents"`
+	Unmatched    []string      `json:"unmatched_relations,omitempty"`
+	RowDigest    string        `json:"row_digest"`
+	// Structure is the SQL structure without projections; use
+	// ModelStructure() for the complete view.
+	Structure *ModelStructure `json:"structure,omitempty"`
 	// names are the output column names, shared read-only with downstream
 	// models as their upstream schema (nil when not fully known).
 	names []string
+}
+
+// ModelStructure returns the model's SQL structure for analyze_model, with
+// projections filled from the resolved columns.
+func (m *ModelLineage) ModelStructure() *ModelStructure {
+	st := ModelStructure{}
+	if m.Structure != nil {
+		st = *m.Structure
+	}
+	st.Projections = make([]Projection, 0, len(m.Columns))
+	for _, c := range m.Columns {
+		p := Projection{Name: c.Name, IsAggregate: c.Kind == KindAggregate, IsDerived: c.Kind == KindDerived || c.Kind == KindAggregate, SourceColumns: make([]string, 0, len(c.Deps))}
+		for _, d := range c.Deps {
+			p.SourceColumns = append(p.SourceColumns, d.nodeColumn().String())
+		}
+		st.Projections = append(st.Projections, p)
+	}
+	return &st
 }
 
 // Column returns the output column with this name (case-insensitive).

@@ -129,6 +129,11 @@ func (e *cteEnv) lookup(name string) *cteDef {
 	return nil
 }
 
+type refLin struct {
+	ref *sqlparse.ColumnRef
+	l   *lin
+}
+
 // analyzer holds per-query state.
 type analyzer struct {
 	d          sqlparse.Dialect
@@ -140,6 +145,9 @@ type analyzer struct {
 	opaque     []string
 	st         *ModelStructure
 	depth      int
+	// memo remembers the resolution of each column reference of the
+	// expression being analysed, so digesting does not resolve it again.
+	memo []refLin
 	// canon names a physical relation in digests. Project analysis maps
 	// relations to node ids so that digests survive a change of target
 	// schema between builds.
@@ -500,7 +508,8 @@ func (a *analyzer) selectBlock(s *sqlparse.Select, env *cteEnv, outer *scope, or
 		rowParts = append(rowParts, hashDigests("don", a.digestExpr(e, sc)))
 	}
 	// Select list.
-	var aggItems []bool
+	sc.items = make([]rcol, 0, len(s.Items))
+	aggItems := make([]bool, 0, len(s.Items))
 	for _, it := range s.Items {
 		if it.Star != nil {
 			for _, c := range a.expandStar(it.Star, sc, env, out) {
@@ -965,6 +974,12 @@ func (a *analyzer) unpivot(u *sqlparse.Unpivot, sc *scope, env *cteEnv) *source 
 // ---- stars ----
 
 func (a *analyzer) expandStar(st *sqlparse.Star, sc *scope, env *cteEnv, out *relation) []rcol {
+	// Fast path: a plain * over one fully known source, the shape of most
+	// dbt import CTEs, shares the source's columns.
+	if len(st.Qualifier) == 0 && len(st.Exclude) == 0 && len(st.Replace) == 0 && len(st.Rename) == 0 && !st.HasILike && !st.Columns &&
+		len(sc.sources) == 1 && sc.sources[0].rel.isKnown() && sc.using == nil {
+		return sc.sources[0].rel.cols
+	}
 	var srcs []*source
 	if len(st.Qualifier) > 0 {
 		if s := matchQualifier(sc.sources, st.Qualifier); s != nil {
@@ -984,19 +999,28 @@ func (a *analyzer) expandStar(st *sqlparse.Star, sc *scope, env *cteEnv, out *re
 			a.opaque = append(a.opaque, "invalid COLUMNS regular expression")
 		}
 	}
-	excluded := map[string]bool{}
-	for _, e := range st.Exclude {
-		excluded[strings.ToLower(e)] = true
+	var excluded map[string]bool
+	if len(st.Exclude) > 0 {
+		excluded = map[string]bool{}
+		for _, e := range st.Exclude {
+			excluded[strings.ToLower(e)] = true
+		}
 	}
 	var cols []rcol
-	seenUsing := map[string]bool{}
+	seenUsing := map[string]bool(nil)
 	var unknown []*relation
 	for _, s := range srcs {
 		for _, c := range s.rel.cols {
-			key := strings.ToLower(c.name)
+			key := c.name
+			if s.usingOf != nil {
+				key = strings.ToLower(c.name)
+			}
 			if s.usingOf[key] && sc.using[key] != nil {
 				if seenUsing[key] && len(st.Qualifier) == 0 {
 					continue
+				}
+				if seenUsing == nil {
+					seenUsing = map[string]bool{}
 				}
 				seenUsing[key] = true
 				cols = append(cols, rcol{name: c.name, l: sc.using[key]})
@@ -1012,10 +1036,9 @@ func (a *analyzer) expandStar(st *sqlparse.Star, sc *scope, env *cteEnv, out *re
 			unknown = append(unknown, s.rel)
 		}
 	}
-	var res []rcol
+	res := make([]rcol, 0, len(cols))
 	for _, c := range cols {
-		key := strings.ToLower(c.name)
-		if excluded[key] {
+		if excluded != nil && excluded[strings.ToLower(c.name)] {
 			continue
 		}
 		if st.HasILike && !likeMatch(st.ILike, c.name) {
@@ -1393,6 +1416,8 @@ func isDateFunc(name string) bool {
 
 // exprLin computes the lineage of an expression.
 func (a *analyzer) exprLin(e sqlparse.Expr, ctx *exprCtx) *lin {
+	mark := len(a.memo)
+	defer func() { a.memo = a.memo[:mark] }()
 	var deps []dep
 	var single *lin
 	nrefs := 0
@@ -1420,6 +1445,12 @@ func (a *analyzer) digestCtx(e sqlparse.Expr, ctx *exprCtx) uint64 {
 	var w fnvWriter
 	w.init()
 	sqlparse.FormatTo(&w, e, func(wr sqlparse.Writer, c *sqlparse.ColumnRef) bool {
+		for i := len(a.memo) - 1; i >= 0; i-- {
+			if a.memo[i].ref == c {
+				writeDigest(wr, a.memo[i].l.digest)
+				return true
+			}
+		}
 		l, _ := a.resolveName(c, ctx)
 		if l == nil {
 			return false
@@ -1438,6 +1469,7 @@ func (a *analyzer) visit(e sqlparse.Expr, ctx *exprCtx, emit func(*lin)) {
 	case *sqlparse.ColumnRef:
 		l, _ := a.resolveName(x, ctx)
 		if l != nil {
+			a.memo = append(a.memo, refLin{x, l})
 			emit(l)
 		}
 	case *sqlparse.Func:
@@ -1642,6 +1674,11 @@ func analyzeParsed(d sqlparse.Dialect, q *sqlparse.Query, schema Schema, canon f
 	for _, c := range rel.cols {
 		oc := OutputColumn{Name: c.name, Kind: c.l.kind, Digest: hexDigest(c.l.digest), Deps: toRefs(c.l.deps)}
 		ql.Columns = append(ql.Columns, oc)
+		if canon != nil {
+			// Project analysis derives projections on demand
+			// (ModelLineage.ModelStructure) instead of storing them twice.
+			continue
+		}
 		p := Projection{Name: c.name, IsAggregate: c.l.kind == KindAggregate, IsDerived: c.l.kind == KindDerived || c.l.kind == KindAggregate, SourceColumns: []string{}}
 		for _, r := range oc.Deps {
 			p.SourceColumns = append(p.SourceColumns, r.String())

@@ -29,6 +29,13 @@ func Compare(p *dbt.Project) *Comparison {
 		c.State = map[string]dbt.NodeState{}
 	} else {
 		c.State = dbt.CompareState(p.Base.Manifest, p.Current.Manifest)
+		// Ad-hoc operations (recorded by some tools as sql_operation nodes)
+		// and analyses build nothing, so their changes impact nothing.
+		for id := range c.State {
+			if n, ok := c.Graph.Node(id); ok && ignoredTypes[n.ResourceType] {
+				delete(c.State, id)
+			}
+		}
 	}
 	c.Impacted = make(map[string]bool, len(c.State)*4)
 	queue := make([]string, 0, len(c.State))
@@ -51,6 +58,8 @@ func Compare(p *dbt.Project) *Comparison {
 	}
 	return c
 }
+
+var ignoredTypes = map[string]bool{dbt.SQLOperation: true, dbt.Operation: true, dbt.Analysis: true}
 
 // Node returns a node by id: the current definition, else the base one.
 func (c *Comparison) Node(id string) (*dbt.Node, bool) {

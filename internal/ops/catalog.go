@@ -9,5 +9,6 @@ func Default() *Registry {
 	addImpactOps(r)
 	addModelOps(r)
 	addCheckOps(r)
+	addSummaryOps(r)
 	return r
 }

@@ -45,7 +45,7 @@ type Selector struct {
 // changes); rootPackage is the root project's package name (default: the
 // current manifest's metadata.project_name, which is used when it is "").
 func New(g *dbt.Graph, state map[string]dbt.NodeState, rootPackage string) *Selector {
-	if rootPackage == "" && g.Current() != nil {
+	if rootPackage == "" && g != nil && g.Current() != nil {
 		rootPackage = g.Current().Metadata.ProjectName
 	}
 	return &Selector{g: g, state: state, root: rootPackage}
@@ -62,6 +62,9 @@ func Select(g *dbt.Graph, state map[string]dbt.NodeState, rootPackage string, op
 // (resource_type:test, resource_type:unit_test, test_type:, test_name:).
 // Disabled nodes are never in the graph and so never selected.
 func (s *Selector) Select(opts Options) ([]string, error) {
+	if s.g == nil {
+		return nil, fmt.Errorf("selector: no project graph; load the dbt artifacts first")
+	}
 	selectStr, excludeStr := opts.Select, opts.Exclude
 	// Accept "a b --exclude c" in the select string, as the dbt CLI would read it.
 	if i := indexField(selectStr, "--exclude"); i >= 0 {

@@ -519,3 +519,13 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+func TestNilGraph(t *testing.T) {
+	if _, err := Select(nil, nil, "", Options{}); err == nil {
+		t.Error("Select with a nil graph: no error")
+	}
+	got, err := Select(dbt.NewGraph(nil, nil), nil, "", Options{Select: "state:modified+"})
+	if err != nil || len(got) != 0 {
+		t.Errorf("empty graph: %v %v", got, err)
+	}
+}

@@ -8,7 +8,7 @@ import (
 )
 
 // TokenKind classifies a token.
-type TokenKind int
+type TokenKind uint8
 
 // Token kinds.
 const (
@@ -43,8 +43,8 @@ func (k TokenKind) String() string {
 
 // Pos is a 1-based line and column.
 type Pos struct {
-	Line int `json:"line"`
-	Col  int `json:"col"`
+	Line int32 `json:"line"`
+	Col  int32 `json:"col"`
 }
 
 func (p Pos) String() string { return fmt.Sprintf("%d:%d", p.Line, p.Col) }
@@ -77,7 +77,7 @@ func (e *Error) Error() string {
 // dropped. It never panics; malformed input yields an *Error.
 func Lex(d Dialect, src string) ([]Token, error) {
 	lx := lexer{d: d, src: src, line: 1, lineStart: 0}
-	toks := make([]Token, 0, len(src)/4+1)
+	toks := make([]Token, 0, len(src)/6+4)
 	for {
 		t, err := lx.next()
 		if err != nil {
@@ -96,10 +96,26 @@ type lexer struct {
 	i         int
 	line      int
 	lineStart int
+	// colAt/colIdx memoise the last computed column so that positions on
+	// very long lines (minified SQL) cost O(distance), not O(line).
+	colIdx, colAt int
 }
 
 func (lx *lexer) pos(i int) Pos {
-	return Pos{Line: lx.line, Col: utf8.RuneCountInString(lx.src[lx.lineStart:i]) + 1}
+	if lx.colIdx < lx.lineStart || lx.colIdx > i {
+		lx.colIdx, lx.colAt = lx.lineStart, 1
+	}
+	seg := lx.src[lx.colIdx:i]
+	n := len(seg)
+	for j := 0; j < len(seg); j++ {
+		if seg[j] >= 0x80 {
+			n = utf8.RuneCountInString(seg)
+			break
+		}
+	}
+	lx.colAt += n
+	lx.colIdx = i
+	return Pos{Line: int32(lx.line), Col: int32(lx.colAt)}
 }
 
 // advanceLines keeps line bookkeeping right across multi-line lexemes.
@@ -123,6 +139,9 @@ func isIdentStart(r rune) bool {
 func isIdentPart(r rune) bool {
 	return r == '_' || r == '$' || unicode.IsLetter(r) || unicode.IsDigit(r)
 }
+
+// multiOpStarts are the first bytes of multiOps, checked before the loop.
+const multiOpStarts = ":|<>!=-*/~@&"
 
 var multiOps = []string{"::", "||", "<=", ">=", "<>", "!=", "=>", "->>", "->", "==", "<<", ">>", "**", "//", "!~*", "!~", "~*", "@>", "<@", "&&", ":="}
 
@@ -291,10 +310,12 @@ func (lx *lexer) token() (Token, error) {
 		}
 		return Token{Kind: Param, Text: src[start:lx.i], Pos: lx.pos(start)}, nil
 	}
-	for _, op := range multiOps {
-		if strings.HasPrefix(src[start:], op) {
-			lx.i += len(op)
-			return Token{Kind: Op, Text: op, Pos: lx.pos(start)}, nil
+	if start+1 < len(src) && strings.IndexByte(multiOpStarts, c) >= 0 {
+		for _, op := range multiOps {
+			if strings.HasPrefix(src[start:], op) {
+				lx.i += len(op)
+				return Token{Kind: Op, Text: op, Pos: lx.pos(start)}, nil
+			}
 		}
 	}
 	if strings.IndexByte("(),.;+-*/%=<>[]{}|&^~!:@$", c) >= 0 {

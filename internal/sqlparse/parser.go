@@ -707,7 +707,7 @@ func (p *parser) parseName() Name { return p.parseNameOpt(false) }
 
 // adjacent reports whether token b starts right where token a ends.
 func adjacent(a, b Token) bool {
-	return a.Kind == Ident && a.Pos.Line == b.Pos.Line && b.Pos.Col == a.Pos.Col+len([]rune(a.Text))
+	return a.Kind == Ident && a.Pos.Line == b.Pos.Line && int(b.Pos.Col) == int(a.Pos.Col)+len([]rune(a.Text))
 }
 
 // parseNameOpt reads a dotted name; with hyphens set, BigQuery's unquoted

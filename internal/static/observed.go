@@ -136,38 +136,53 @@ func (p *Project) compareObserved(ctx context.Context, edges []ObservedEdge, lim
 		obs := observed[id]
 		ma := ModelAgreement{Model: e.name, UniqueID: id, Observed: len(obs)}
 		cols, ok := p.lin.ModelColumns(id)
-		static := make(map[edgeKey]bool, 2*len(cols))
 		if !ok {
 			ma.Note = "no static column lineage (opaque or not analyzed)"
 		}
+		// Static edges, deduplicated per output column (few inputs each).
+		var extra, static []edgeKey
 		for _, c := range cols {
+			dc := strings.ToLower(c.Column)
+			first := len(static)
 			for _, in := range c.Inputs {
-				if src := p.byID[in.Node]; src != nil {
-					static[edgeKey{src, strings.ToLower(in.Column), strings.ToLower(c.Column)}] = true
+				src := p.byID[in.Node]
+				if src == nil {
+					continue
+				}
+				k := edgeKey{src, strings.ToLower(in.Column), dc}
+				dup := false
+				for _, prev := range static[first:] {
+					if prev == k {
+						dup = true
+						break
+					}
+				}
+				if dup {
+					continue
+				}
+				static = append(static, k)
+				if obs[k] {
+					ma.Both++
+				} else {
+					extra = append(extra, k)
 				}
 			}
 		}
 		ma.Static = len(static)
+		var missed []edgeKey
 		for k := range obs {
-			if static[k] {
-				ma.Both++
-			} else {
-				ma.Missed = append(ma.Missed, k.String(e))
+			found := false
+			for _, s := range static {
+				if s == k {
+					found = true
+					break
+				}
+			}
+			if !found {
+				missed = append(missed, k)
 			}
 		}
-		for k := range static {
-			if !obs[k] {
-				ma.Extra = append(ma.Extra, k.String(e))
-			}
-		}
-		sort.Strings(ma.Missed)
-		sort.Strings(ma.Extra)
-		if len(ma.Missed) > limit {
-			ma.Missed = ma.Missed[:limit]
-		}
-		if len(ma.Extra) > limit {
-			ma.Extra = ma.Extra[:limit]
-		}
+		ma.Missed, ma.Extra = edgeStrings(missed, e, limit), edgeStrings(extra, e, limit)
 		ma.Precision, ma.Recall = ratio(ma.Both, ma.Static), ratio(ma.Both, ma.Observed)
 		res.Static += ma.Static
 		res.Observed += ma.Observed
@@ -190,6 +205,28 @@ func ratio(a, b int) float64 {
 type edgeKey struct {
 	src            *entity
 	srcCol, dstCol string // lower-case
+}
+
+// edgeStrings sorts edges and renders the first limit of them.
+func edgeStrings(ks []edgeKey, dst *entity, limit int) []string {
+	sort.Slice(ks, func(i, j int) bool {
+		a, b := ks[i], ks[j]
+		if a.src.name != b.src.name {
+			return a.src.name < b.src.name
+		}
+		if a.srcCol != b.srcCol {
+			return a.srcCol < b.srcCol
+		}
+		return a.dstCol < b.dstCol
+	})
+	if len(ks) > limit {
+		ks = ks[:limit]
+	}
+	var out []string
+	for _, k := range ks {
+		out = append(out, k.String(dst))
+	}
+	return out
 }
 
 func (k edgeKey) String(dst *entity) string {
@@ -423,12 +460,28 @@ func OpenLineage(ctx context.Context, p *Project, in OpenLineageInput) (*OpenLin
 			models = append(models, e)
 		}
 	} else {
+		// The whole-project export is built once per namespace and shared.
+		p.olMu.Lock()
+		defer p.olMu.Unlock()
+		if r := p.olCache[ns]; r != nil {
+			return &OpenLineageResult{Events: append([]OLEvent{}, r.Events...), TableOnly: append([]OpaqueNode(nil), r.TableOnly...)}, nil
+		}
 		for _, e := range p.entities {
 			if e.kind == dbt.Model {
 				models = append(models, e)
 			}
 		}
+		res := p.openLineage(ns, models)
+		if p.olCache == nil {
+			p.olCache = map[string]*OpenLineageResult{}
+		}
+		p.olCache[ns] = res
+		return &OpenLineageResult{Events: append([]OLEvent{}, res.Events...), TableOnly: append([]OpaqueNode(nil), res.TableOnly...)}, nil
 	}
+	return p.openLineage(ns, models), nil
+}
+
+func (p *Project) openLineage(ns string, models []*entity) *OpenLineageResult {
 	reasons := map[string]string{}
 	for _, o := range p.lin.Opaque() {
 		reasons[o.Node] = o.Reason
@@ -478,7 +531,7 @@ func OpenLineage(ctx context.Context, p *Project, in OpenLineageInput) (*OpenLin
 		ev.Outputs = []OLDataset{out}
 		res.Events = append(res.Events, ev)
 	}
-	return res, nil
+	return res
 }
 
 // directTransformations are shared, read-only transformation lists.

@@ -111,6 +111,9 @@ type Project struct {
 	erdMu    sync.Mutex
 	erdCache map[erdKey]*ERDResult
 
+	olMu    sync.Mutex
+	olCache map[string]*OpenLineageResult
+
 	gapsOnce sync.Once
 	allGaps  []TestGap
 

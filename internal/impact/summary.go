@@ -1,0 +1,218 @@
+package impact
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/ripple-data/ripple/internal/dbt"
+	"github.com/ripple-data/ripple/internal/lineage"
+)
+
+// SummaryCheck is a saved check as the PR summary shows it.
+type SummaryCheck struct {
+	Name       string
+	Type       string
+	Approved   bool
+	Status     string // finished, failed, never run
+	Mismatched *bool
+	Outdated   bool
+}
+
+// SummaryInput is everything the PR comment shows.
+type SummaryInput struct {
+	Comparison *lineage.Comparison
+	Impact     *Result
+	Checks     []SummaryCheck
+}
+
+// Markdown renders the pull-request comment: artifact metadata, the Mermaid
+// graph annotated with what changed, the impact table and the checks. A
+// value that could not be measured says why, never a misleading 0.
+func Markdown(in SummaryInput) string {
+	var b strings.Builder
+	p := in.Comparison.Project
+	b.WriteString("# Ripple summary\n\n")
+	if p.SingleEnv {
+		b.WriteString("> ⚠️ " + dbt.SingleEnvWarning + "\n\n")
+	}
+	b.WriteString("| | base | current |\n|---|---|---|\n")
+	meta := func(f func(m dbt.Metadata) string) (string, string) {
+		return orNA(f(p.Base.Manifest.Metadata)), orNA(f(p.Current.Manifest.Metadata))
+	}
+	for _, row := range []struct {
+		label string
+		f     func(m dbt.Metadata) string
+	}{
+		{"manifest generated at", func(m dbt.Metadata) string { return m.GeneratedAt }},
+		{"dbt version", func(m dbt.Metadata) string { return m.DbtVersion }},
+		{"adapter", func(m dbt.Metadata) string { return m.AdapterType }},
+	} {
+		bv, cv := meta(row.f)
+		fmt.Fprintf(&b, "| %s | %s | %s |\n", row.label, bv, cv)
+	}
+	r := in.Impact
+	b.WriteString("\n## Lineage\n\n")
+	ids := []string{}
+	notes := map[string]Annotation{}
+	if r != nil {
+		for _, m := range r.ImpactedModels {
+			ids = append(ids, m.UniqueID)
+			a := Annotation{SchemaChanged: len(m.SchemaChanges) > 0 && m.ChangeStatus != nil && *m.ChangeStatus == "modified"}
+			if m.RowCount != nil && m.RowCount.DeltaPct != nil && *m.RowCount.DeltaPct != 0 {
+				a.RowCountDeltaPct = m.RowCount.DeltaPct
+			} else if st := unmeasured(m.RowCount); st != "" {
+				a.RowCountNote = "N/A (" + st + ")"
+			}
+			notes[m.UniqueID] = a
+		}
+	}
+	if len(ids) == 0 {
+		b.WriteString("No impacted models.\n")
+	} else {
+		mm := Mermaid(in.Comparison, ids, notes, MaxMermaidChars-2000)
+		b.WriteString("```mermaid\n" + mm.Mermaid + "```\n")
+		if mm.Truncated {
+			fmt.Fprintf(&b, "\n_The graph was truncated: %d node(s) not shown._\n", mm.OmittedNodes)
+		}
+	}
+	if r != nil {
+		b.WriteString("\n## Impact\n\n")
+		fmt.Fprintf(&b, "%d modified, %d downstream, %d not impacted (classification: %s).\n\n",
+			r.ModifiedCount, r.DownstreamCount, len(r.ConfirmedNotImpactedModels)+len(r.NotImpactedByColumnLineage), r.ClassificationSource)
+		b.WriteString("| model | change | rows (base → current) | schema | data impact | affected rows |\n|---|---|---|---|---|---|\n")
+		for _, m := range r.ImpactedModels {
+			change := "downstream"
+			if m.ChangeStatus != nil {
+				change = *m.ChangeStatus
+			}
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", m.Name, change, rowsCell(m), schemaCell(m), m.DataImpact, affectedCell(m))
+		}
+		if len(r.Errors) > 0 {
+			b.WriteString("\n<details><summary>Steps that could not run</summary>\n\n")
+			for _, e := range r.Errors {
+				fmt.Fprintf(&b, "- %s %s: %s\n", e.Step, e.Model, oneLine(e.Message))
+			}
+			b.WriteString("\n</details>\n")
+		}
+	}
+	b.WriteString("\n## Checks\n\n")
+	if len(in.Checks) == 0 {
+		b.WriteString("No checks yet.\n")
+	} else {
+		checks := append([]SummaryCheck(nil), in.Checks...)
+		sort.SliceStable(checks, func(i, j int) bool { return checkRank(checks[i]) < checkRank(checks[j]) })
+		b.WriteString("| check | type | result | approved |\n|---|---|---|---|\n")
+		for _, c := range checks {
+			result := c.Status
+			switch {
+			case c.Status == "failed":
+				result = "❌ failed"
+			case c.Mismatched != nil && *c.Mismatched:
+				result = "⚠️ mismatch"
+			case c.Mismatched != nil:
+				result = "✅ match"
+			}
+			if c.Outdated {
+				result += " (outdated)"
+			}
+			approved := ""
+			if c.Approved {
+				approved = "✓"
+			}
+			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", c.Name, c.Type, result, approved)
+		}
+	}
+	return b.String()
+}
+
+// unmeasured names why a row count is missing when that is a problem
+// (a model that is absent from one manifest is expected to have no count).
+func unmeasured(rc *RowCount) string {
+	if rc == nil {
+		return ""
+	}
+	for _, st := range []string{rc.CurrentStatus, rc.BaseStatus} {
+		if st == "table_not_found" || st == "permission_denied" {
+			return st
+		}
+	}
+	return ""
+}
+
+func checkRank(c SummaryCheck) int {
+	switch {
+	case c.Status == "failed":
+		return 0
+	case c.Mismatched != nil && *c.Mismatched:
+		return 1
+	}
+	return 2
+}
+
+func rowsCell(m *Model) string {
+	rc := m.RowCount
+	if rc == nil {
+		return "N/A (not counted)"
+	}
+	side := func(v *int64, status string) string {
+		if v != nil {
+			return fmt.Sprint(*v)
+		}
+		if status == "" {
+			status = "unknown"
+		}
+		return "N/A (" + status + ")"
+	}
+	s := side(rc.Base, rc.BaseStatus) + " → " + side(rc.Current, rc.CurrentStatus)
+	if rc.DeltaPct != nil {
+		switch {
+		case *rc.DeltaPct > 0:
+			s += fmt.Sprintf(" (▲ %s%%)", pct(*rc.DeltaPct))
+		case *rc.DeltaPct < 0:
+			s += fmt.Sprintf(" (▼ %s%%)", pct(-*rc.DeltaPct))
+		}
+	}
+	return s
+}
+
+func schemaCell(m *Model) string {
+	if m.SchemaChanges == nil {
+		return "N/A (not compared)"
+	}
+	if len(m.SchemaChanges) == 0 {
+		return "unchanged"
+	}
+	parts := make([]string, 0, len(m.SchemaChanges))
+	for _, c := range m.SchemaChanges {
+		parts = append(parts, c.ChangeStatus+" `"+c.Column+"`")
+	}
+	if len(parts) > 5 {
+		parts = append(parts[:5], fmt.Sprintf("+%d more", len(m.SchemaChanges)-5))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func affectedCell(m *Model) string {
+	if m.AffectedRowCount != nil {
+		return fmt.Sprint(*m.AffectedRowCount)
+	}
+	if m.ValueDiffSkipped != "" {
+		return "N/A (" + m.ValueDiffSkipped + ")"
+	}
+	return "N/A"
+}
+
+func orNA(s string) string {
+	if s == "" {
+		return "N/A"
+	}
+	return s
+}
+
+func oneLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i] + " …"
+	}
+	return s
+}

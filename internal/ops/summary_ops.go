@@ -1,0 +1,64 @@
+package ops
+
+import (
+	"context"
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+
+	"github.com/ripple-data/ripple/internal/checks"
+	"github.com/ripple-data/ripple/internal/impact"
+)
+
+// SummaryResult is the Markdown PR comment.
+type SummaryResult struct {
+	Markdown string `json:"markdown"`
+}
+
+func addSummaryOps(r *Registry) {
+	Add(r, Spec{Name: "summary", Title: "Pull-request summary", Warehouse: true,
+		Description: "A Markdown comment for the pull request: artifact timestamps, the Mermaid lineage of impacted models annotated with row-count and schema changes, " +
+			"the impact table (rows, schema, data impact, affected rows; unmeasurable values say why, e.g. N/A (table_not_found)) and the saved checks. " +
+			"Takes the impact_analysis parameters. " + SelectGrammar},
+		func(ctx context.Context, s *Session, in *impact.Input) (*SummaryResult, error) {
+			md, err := SummaryMarkdown(ctx, s, *in)
+			return &SummaryResult{Markdown: md}, err
+		}, func(w io.Writer, out *SummaryResult) error {
+			_, err := io.WriteString(w, out.Markdown)
+			return err
+		})
+}
+
+// SummaryMarkdown runs the triage and renders the PR comment with the checks
+// of the state file, when one exists.
+func SummaryMarkdown(ctx context.Context, s *Session, in impact.Input) (string, error) {
+	deps, err := impactDeps(ctx, s)
+	if err != nil {
+		return "", err
+	}
+	res, err := impact.Analyze(ctx, deps, in)
+	if err != nil {
+		return "", err
+	}
+	var list []impact.SummaryCheck
+	if _, err := os.Stat(s.Config().StatePath); !errors.Is(err, fs.ErrNotExist) {
+		st, err := s.Checks(ctx)
+		if err != nil {
+			return "", err
+		}
+		p, _ := s.Project(ctx)
+		for _, c := range st.List(ArtifactsModTime(p)).Checks {
+			list = append(list, summaryCheck(c))
+		}
+	}
+	return impact.Markdown(impact.SummaryInput{Comparison: deps.Comparison, Impact: res, Checks: list}), nil
+}
+
+func summaryCheck(c checks.CheckInfo) impact.SummaryCheck {
+	status := string(c.LastRunStatus)
+	if status == "" {
+		status = "never run"
+	}
+	return impact.SummaryCheck{Name: c.Name, Type: c.Type, Approved: c.IsChecked, Status: status, Mismatched: c.Mismatched, Outdated: c.IsOutdated}
+}
