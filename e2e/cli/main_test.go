@@ -414,3 +414,25 @@ func near(a, b float64) bool {
 	}
 	return d <= 1e-9*scale
 }
+
+// boolean reads a boolean that may be omitted when false (omitempty).
+func boolean(t testing.TB, v any, path ...any) bool {
+	t.Helper()
+	parent := v
+	if len(path) > 1 {
+		parent = get(t, v, path[:len(path)-1]...)
+	}
+	m, ok := parent.(map[string]any)
+	if !ok {
+		t.Fatalf("%v: parent is not an object", path)
+	}
+	x, ok := m[path[len(path)-1].(string)]
+	if !ok || x == nil {
+		return false
+	}
+	b, ok := x.(bool)
+	if !ok {
+		t.Fatalf("%v: %v is not a boolean", path, x)
+	}
+	return b
+}

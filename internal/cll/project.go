@@ -107,7 +107,9 @@ type Cache struct {
 	mu     sync.RWMutex
 	m      map[uint64]*ModelLineage
 	shapes map[uint64]*projectShape
-	hits   atomic.Int64
+	// parsers recycles token buffers across models.
+	parsers sync.Pool
+	hits    atomic.Int64
 	misses atomic.Int64
 }
 
@@ -523,7 +525,7 @@ func analyzeModel(env *dbt.Env, n *dbt.Node, dialect string, ri *relIndex, done 
 		return v, true
 	}
 	cache.misses.Add(1)
-	ml := analyzeModelSQL(base, n, dialect, ri, ups)
+	ml := analyzeModelSQL(base, n, dialect, ri, ups, cache)
 	cache.put(key, ml)
 	return ml, false
 }
@@ -541,7 +543,7 @@ func catalogColumns(env *dbt.Env, id string) []string {
 	return out
 }
 
-func analyzeModelSQL(ml *ModelLineage, n *dbt.Node, dialect string, ri *relIndex, ups []upstream) *ModelLineage {
+func analyzeModelSQL(ml *ModelLineage, n *dbt.Node, dialect string, ri *relIndex, ups []upstream, cache *Cache) *ModelLineage {
 	schema := Schema{}
 	for _, u := range ups {
 		if len(u.keys) > 0 && len(u.cols) > 0 {
@@ -564,28 +566,34 @@ func analyzeModelSQL(ml *ModelLineage, n *dbt.Node, dialect string, ri *relIndex
 		return normRel(table)
 	}
 	d := sqlparse.LookupDialect(dialect)
-	q, err := sqlparse.Parse(d, n.CompiledCode)
+	pp, _ := cache.parsers.Get().(*sqlparse.Parser)
+	if pp == nil {
+		pp = &sqlparse.Parser{}
+	}
+	q, err := pp.Parse(d, n.CompiledCode)
+	cache.parsers.Put(pp)
 	if err != nil {
 		ml.Opaque, ml.OpaqueReason = true, "unparseable SQL: "+err.Error()
 		ml.Structure = &ModelStructure{Unparseable: true, ParseError: err.Error()}
 		ml.Structure.normalize()
 		return finish(ml)
 	}
-	ql := analyzeParsed(d, q, schema, canon)
-	ml.Opaque, ml.OpaqueReason = ql.Opaque, ql.OpaqueReason
-	ml.RowDigest = ql.RowDigest
-	ml.Structure = ql.Structure
+	res := runAnalysis(d, q, schema, canon)
+	rel := res.rel
+	ml.Opaque, ml.OpaqueReason = res.opaqueReason != "", res.opaqueReason
+	ml.RowDigest = hexDigest(rel.rowDigest)
+	ml.Structure = res.a.st
 	seenParent := map[string]bool{}
-	conv := func(r ColumnRef) ColumnDep {
-		cd := ColumnDep{Column: r.Column, Confidence: r.Confidence}
-		if id := match(r.Table); id != "" {
+	conv := func(d dep) ColumnDep {
+		cd := ColumnDep{Column: d.col, Confidence: d.conf}
+		if id := match(d.table); id != "" {
 			cd.Node = id
 		} else {
-			cd.Relation = r.Table
+			cd.Relation = d.table
 		}
 		return cd
 	}
-	for _, t := range ql.Tables {
+	for _, t := range res.a.tables {
 		if id := match(t); id != "" {
 			if !seenParent[id] {
 				seenParent[id] = true
@@ -595,15 +603,17 @@ func analyzeModelSQL(ml *ModelLineage, n *dbt.Node, dialect string, ri *relIndex
 			ml.Unmatched = append(ml.Unmatched, t)
 		}
 	}
-	for _, c := range ql.Columns {
-		mc := ModelColumn{Name: c.Name, Kind: c.Kind, Digest: c.Digest, Deps: make([]ColumnDep, 0, len(c.Deps))}
-		for _, r := range c.Deps {
-			mc.Deps = append(mc.Deps, conv(r))
+	ml.Columns = make([]ModelColumn, 0, len(rel.cols))
+	for _, c := range rel.cols {
+		deps := dedupDeps(c.l.deps)
+		mc := ModelColumn{Name: c.name, Kind: c.l.kind, Digest: hexDigest(c.l.digest), Deps: make([]ColumnDep, len(deps))}
+		for i, d := range deps {
+			mc.Deps[i] = conv(d)
 		}
 		ml.Columns = append(ml.Columns, mc)
 	}
-	for _, r := range ql.RowDeps {
-		ml.RowDeps = append(ml.RowDeps, conv(r))
+	for _, d := range dedupDeps(rel.rowDeps) {
+		ml.RowDeps = append(ml.RowDeps, conv(d))
 	}
 	return finish(ml)
 }

@@ -129,6 +129,19 @@ func (e *cteEnv) lookup(name string) *cteDef {
 	return nil
 }
 
+// acc accumulates the lineage an expression walk reports.
+type acc struct {
+	deps   []dep
+	single *lin
+	n      int
+}
+
+func (c *acc) add(l *lin) {
+	c.deps = append(c.deps, l.deps...)
+	c.single = l
+	c.n++
+}
+
 type refLin struct {
 	ref *sqlparse.ColumnRef
 	l   *lin
@@ -570,8 +583,9 @@ func (a *analyzer) selectBlock(s *sqlparse.Select, env *cteEnv, outer *scope, or
 }
 
 // classify sets the kind of a select item from its expression.
+// l must be owned by the caller (exprLin always returns a fresh lin).
 func classify(e sqlparse.Expr, l *lin, name string) *lin {
-	out := *l
+	out := l
 	if isBareColumn(e) {
 		if l.kind == KindPassthrough || l.kind == KindRenamed {
 			if equalFold(l.orig, name) {
@@ -580,7 +594,7 @@ func classify(e sqlparse.Expr, l *lin, name string) *lin {
 				out.kind = KindRenamed
 			}
 		}
-		return &out
+		return out
 	}
 	switch {
 	case len(l.deps) == 0:
@@ -591,7 +605,7 @@ func classify(e sqlparse.Expr, l *lin, name string) *lin {
 		out.kind = KindDerived
 	}
 	out.orig = ""
-	return &out
+	return out
 }
 
 func isBareColumn(e sqlparse.Expr) bool {
@@ -1229,7 +1243,7 @@ var niladic = map[string]bool{
 }
 
 func (a *analyzer) resolveUnqualified(name string, ctx *exprCtx, c *sqlparse.ColumnRef) (*lin, bool) {
-	if len(c.Name.Parts) == 1 && !c.Name.Quoted[0] && niladic[strings.ToUpper(name)] && !a.strongColumn(name, ctx) {
+	if len(c.Name.Parts) == 1 && !c.Name.IsQuoted(0) && niladic[strings.ToUpper(name)] && !a.strongColumn(name, ctx) {
 		return &lin{kind: KindSource, digest: hashStr(strings.ToUpper(name))}, true
 	}
 	findAlias := func() (*lin, bool) {
@@ -1293,7 +1307,7 @@ func (a *analyzer) resolveUnqualified(name string, ctx *exprCtx, c *sqlparse.Col
 	}
 	// Not found anywhere. With a single physical source, the schema we were
 	// given is probably incomplete.
-	if len(c.Name.Parts) == 1 && !c.Name.Quoted[0] && sqlparse.IsDatePart(strings.ToUpper(name)) {
+	if len(c.Name.Parts) == 1 && !c.Name.IsQuoted(0) && sqlparse.IsDatePart(strings.ToUpper(name)) {
 		// A date part keyword (DAY, MONTH...) in a position we did not
 		// recognise as one, e.g. while digesting.
 		return &lin{kind: KindSource, digest: hashStr(strings.ToUpper(name))}, true
@@ -1418,14 +1432,9 @@ func isDateFunc(name string) bool {
 func (a *analyzer) exprLin(e sqlparse.Expr, ctx *exprCtx) *lin {
 	mark := len(a.memo)
 	defer func() { a.memo = a.memo[:mark] }()
-	var deps []dep
-	var single *lin
-	nrefs := 0
-	a.visit(e, ctx, func(l *lin) {
-		deps = append(deps, l.deps...)
-		single = l
-		nrefs++
-	})
+	ac := &acc{}
+	a.visit(e, ctx, ac)
+	deps, single, nrefs := ac.deps, ac.single, ac.n
 	if _, ok := e.(*sqlparse.ColumnRef); ok && nrefs == 1 && single != nil {
 		out := *single
 		out.deps = dedupDeps(out.deps)
@@ -1463,20 +1472,20 @@ func (a *analyzer) digestCtx(e sqlparse.Expr, ctx *exprCtx) uint64 {
 
 // visit walks an expression, reporting the lineage of every column
 // reference and subquery it contains.
-func (a *analyzer) visit(e sqlparse.Expr, ctx *exprCtx, emit func(*lin)) {
+func (a *analyzer) visit(e sqlparse.Expr, ctx *exprCtx, emit *acc) {
 	switch x := e.(type) {
 	case nil:
 	case *sqlparse.ColumnRef:
 		l, _ := a.resolveName(x, ctx)
 		if l != nil {
 			a.memo = append(a.memo, refLin{x, l})
-			emit(l)
+			emit.add(l)
 		}
 	case *sqlparse.Func:
 		datey := isDateFunc(x.Name.Last())
 		for _, arg := range x.Args {
 			if datey {
-				if c, ok := arg.(*sqlparse.ColumnRef); ok && len(c.Name.Parts) == 1 && !c.Name.Quoted[0] && sqlparse.IsDatePart(strings.ToUpper(c.Name.Parts[0])) && !a.strongColumn(c.Name.Parts[0], ctx) {
+				if c, ok := arg.(*sqlparse.ColumnRef); ok && len(c.Name.Parts) == 1 && !c.Name.IsQuoted(0) && sqlparse.IsDatePart(strings.ToUpper(c.Name.Parts[0])) && !a.strongColumn(c.Name.Parts[0], ctx) {
 					continue
 				}
 				if f, ok := arg.(*sqlparse.Func); ok && sqlparse.IsDatePart(strings.ToUpper(f.Name.Last())) && len(f.Args) == 1 {
@@ -1559,7 +1568,7 @@ func (a *analyzer) visit(e sqlparse.Expr, ctx *exprCtx, emit func(*lin)) {
 	}
 }
 
-func (a *analyzer) visitWindow(w *sqlparse.WindowSpec, ctx *exprCtx, emit func(*lin)) {
+func (a *analyzer) visitWindow(w *sqlparse.WindowSpec, ctx *exprCtx, emit *acc) {
 	for _, p := range w.PartitionBy {
 		a.visit(p, ctx, emit)
 	}
@@ -1582,7 +1591,7 @@ func (a *analyzer) strongColumn(name string, ctx *exprCtx) bool {
 
 // subquery resolves a nested query and reports its outputs and, because a
 // subquery's filter decides the value it returns, its row deps too.
-func (a *analyzer) subquery(q *sqlparse.Query, ctx *exprCtx, emit func(*lin)) {
+func (a *analyzer) subquery(q *sqlparse.Query, ctx *exprCtx, emit *acc) {
 	a.st.HasSubquery = true
 	var env *cteEnv
 	if ctx.sc != nil {
@@ -1590,10 +1599,10 @@ func (a *analyzer) subquery(q *sqlparse.Query, ctx *exprCtx, emit func(*lin)) {
 	}
 	rel := a.query(q, env, ctx.sc)
 	for _, c := range rel.cols {
-		emit(c.l)
+		emit.add(c.l)
 	}
 	if len(rel.rowDeps) > 0 {
-		emit(&lin{deps: rel.rowDeps})
+		emit.add(&lin{deps: rel.rowDeps})
 	}
 }
 
@@ -1607,9 +1616,9 @@ func (a *analyzer) rowExprDeps(e sqlparse.Expr, sc *scope, items []rcol, aliasFi
 		}
 	}
 	ctx := &exprCtx{sc: sc, aliases: items, aliasFirst: aliasFirst, row: true}
-	var deps []dep
-	a.visit(e, ctx, func(l *lin) { deps = append(deps, l.deps...) })
-	return deps
+	ac := &acc{}
+	a.visit(e, ctx, ac)
+	return ac.deps
 }
 
 func (a *analyzer) digestExpr(e sqlparse.Expr, sc *scope) uint64 {
@@ -1655,42 +1664,33 @@ func AnalyzeSQL(dialect, sql string, schema Schema) (*QueryLineage, error) {
 	return analyzeParsed(d, q, schema, nil), nil
 }
 
-func analyzeParsed(d sqlparse.Dialect, q *sqlparse.Query, schema Schema, canon func(string) string) (ql *QueryLineage) {
+// analysis is a resolved query before it is shaped for a caller.
+type analysis struct {
+	a            *analyzer
+	rel          *relation
+	opaqueReason string
+}
+
+// runAnalysis resolves q. Resolution must never take the process down on
+// odd input, so a panic becomes an opaque result.
+func runAnalysis(d sqlparse.Dialect, q *sqlparse.Query, schema Schema, canon func(string) string) (res analysis) {
 	a := newAnalyzer(d, schema)
 	a.canon = canon
+	res.a = a
 	defer func() {
-		// Resolution must never take the process down on odd input.
 		if r := recover(); r != nil {
-			ql = &QueryLineage{Dialect: d.Name, Opaque: true, OpaqueReason: fmt.Sprintf("internal error while resolving lineage: %v", r),
-				Columns: []OutputColumn{}, RowDeps: []ColumnRef{}, Tables: []string{}, Structure: &ModelStructure{}}
+			res.rel = &relation{}
+			res.opaqueReason = fmt.Sprintf("internal error while resolving lineage: %v", r)
 		}
 	}()
 	rel := a.query(q, nil, nil)
 	_, a.st.IsSetOperation = q.Body.(*sqlparse.SetOp)
-	ql = &QueryLineage{Dialect: d.Name, Columns: make([]OutputColumn, 0, len(rel.cols)), Tables: a.tables, RowDigest: hexDigest(rel.rowDigest)}
-	if ql.Tables == nil {
-		ql.Tables = []string{}
-	}
+	res.rel = rel
 	for _, c := range rel.cols {
-		oc := OutputColumn{Name: c.name, Kind: c.l.kind, Digest: hexDigest(c.l.digest), Deps: toRefs(c.l.deps)}
-		ql.Columns = append(ql.Columns, oc)
-		if canon != nil {
-			// Project analysis derives projections on demand
-			// (ModelLineage.ModelStructure) instead of storing them twice.
-			continue
-		}
-		p := Projection{Name: c.name, IsAggregate: c.l.kind == KindAggregate, IsDerived: c.l.kind == KindDerived || c.l.kind == KindAggregate, SourceColumns: []string{}}
-		for _, r := range oc.Deps {
-			p.SourceColumns = append(p.SourceColumns, r.String())
-		}
-		a.st.Projections = append(a.st.Projections, p)
-	}
-	ql.RowDeps = toRefs(dedupDeps(rel.rowDeps))
-	for _, c := range ql.Columns {
-		if c.Name == "*" {
+		if c.name == "*" {
 			var ts []string
-			for _, d := range c.Deps {
-				ts = append(ts, d.Table)
+			for _, d := range c.l.deps {
+				ts = append(ts, d.table)
 			}
 			a.opaque = append(a.opaque, "star over a relation with unknown columns: "+strings.Join(ts, ", "))
 			break
@@ -1698,11 +1698,33 @@ func analyzeParsed(d sqlparse.Dialect, q *sqlparse.Query, schema Schema, canon f
 	}
 	switch {
 	case len(a.opaque) > 0:
-		ql.Opaque, ql.OpaqueReason = true, a.opaque[0]
+		res.opaqueReason = a.opaque[0]
 	case len(a.unresolved) > 0:
-		ql.Opaque, ql.OpaqueReason = true, "unresolved reference: "+a.unresolved[0]
+		res.opaqueReason = "unresolved reference: " + a.unresolved[0]
 	}
-	ql.Structure = a.st.normalize()
+	a.st.normalize()
+	return res
+}
+
+func analyzeParsed(d sqlparse.Dialect, q *sqlparse.Query, schema Schema, canon func(string) string) *QueryLineage {
+	res := runAnalysis(d, q, schema, canon)
+	a, rel := res.a, res.rel
+	ql := &QueryLineage{Dialect: d.Name, Columns: make([]OutputColumn, 0, len(rel.cols)), Tables: a.tables, RowDigest: hexDigest(rel.rowDigest),
+		Opaque: res.opaqueReason != "", OpaqueReason: res.opaqueReason, Structure: a.st}
+	if ql.Tables == nil {
+		ql.Tables = []string{}
+	}
+	for _, c := range rel.cols {
+		oc := OutputColumn{Name: c.name, Kind: c.l.kind, Digest: hexDigest(c.l.digest), Deps: toRefs(c.l.deps)}
+		ql.Columns = append(ql.Columns, oc)
+		p := Projection{Name: c.name, IsAggregate: c.l.kind == KindAggregate, IsDerived: c.l.kind == KindDerived || c.l.kind == KindAggregate, SourceColumns: []string{}}
+		for _, r := range oc.Deps {
+			p.SourceColumns = append(p.SourceColumns, r.String())
+		}
+		a.st.Projections = append(a.st.Projections, p)
+	}
+	a.st.normalize()
+	ql.RowDeps = toRefs(dedupDeps(rel.rowDeps))
 	return ql
 }
 

@@ -168,6 +168,9 @@ type Reach struct {
 	// NotReached maps downstream models that read a changed model but none of
 	// its changed columns to the columns they do read.
 	NotReached map[string][]string
+	// Known holds the models whose lineage is fully known (not opaque); only
+	// those may be ruled out.
+	Known map[string]bool
 }
 
 // ColumnLineage is the column-level lineage impact analysis needs.
@@ -313,7 +316,7 @@ func pruneWithColumnLineage(ctx context.Context, d Deps, byID map[string]*Model,
 		if m.Classification != "downstream" {
 			continue
 		}
-		if ev, ok := reach.Reached[id]; ok {
+		if ev, ok := reach.Reached[id]; ok || !reach.Known[id] {
 			m.ImpactedVia = ev
 			continue
 		}

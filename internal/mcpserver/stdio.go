@@ -324,6 +324,25 @@ func checkLineIDs(line []byte, w *lineWriter) ([]byte, []string) {
 				return nil, nil
 			}
 		}
+		// Notifications go ahead as single lines: the SDK never answers a
+		// batch that mixes them with requests.
+		var out, calls []byte
+		var n int
+		for _, e := range elems {
+			if isRequest(e) {
+				if n > 0 {
+					calls = append(calls, ',')
+				}
+				calls = append(calls, e...)
+				n++
+				continue
+			}
+			out = append(append(out, e...), '\n')
+		}
+		if n > 0 {
+			out = append(append(append(append(out, '['), calls...), ']'), '\n')
+		}
+		return out, ids
 	default:
 		w.replyError(nil, jsonrpc.CodeInvalidRequest, "Invalid Request: a JSON-RPC message must be an object")
 		return nil, nil

@@ -10,5 +10,7 @@ func Default() *Registry {
 	addModelOps(r)
 	addCheckOps(r)
 	addSummaryOps(r)
+	addCLLOps(r)
+	addStaticOps(r)
 	return r
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/ripple-data/ripple/internal/checks"
+	"github.com/ripple-data/ripple/internal/cll"
 	"github.com/ripple-data/ripple/internal/dbt"
 	"github.com/ripple-data/ripple/internal/lineage"
 	"github.com/ripple-data/ripple/internal/warehouse"
@@ -44,6 +45,8 @@ type Session struct {
 	caches  map[string]any
 	store   *checks.Store
 	reg     *Registry
+	// cllCache is content-keyed, so it survives artifact reloads.
+	cllCache *cll.Cache
 }
 
 // registry is the operation catalogue used to run checks.
@@ -64,7 +67,7 @@ func NewSession(cfg Config) *Session {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	return &Session{cfg: cfg, caches: map[string]any{}}
+	return &Session{cfg: cfg, caches: map[string]any{}, cllCache: cll.NewCache()}
 }
 
 // Config returns the session's configuration.

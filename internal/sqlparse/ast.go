@@ -1,12 +1,16 @@
 package sqlparse
 
 // Name is a possibly-qualified identifier. Parts are already folded per
-// dialect; Quoted records which parts were quoted.
+// dialect; bit i of Quoted is set when part i was quoted (a bitmask keeps
+// names to one allocation).
 type Name struct {
 	Parts  []string
-	Quoted []bool
+	Quoted uint64
 	Pos    Pos
 }
+
+// IsQuoted reports whether part i was quoted.
+func (n Name) IsQuoted(i int) bool { return i < 64 && n.Quoted&(1<<uint(i)) != 0 }
 
 // String joins the parts with dots.
 func (n Name) String() string {

@@ -67,7 +67,7 @@ func TestKeywordsCoverParser(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, m := range regexp.MustCompile(`"([A-Z][A-Z_]+)"`).FindAllStringSubmatch(string(src), -1) {
-		if keywords[m[1]] == "" {
+		if keywords[m[1]] == 0 {
 			t.Errorf("keyword %s used in parser.go is missing from keywordList", m[1])
 		}
 	}

@@ -52,16 +52,20 @@ func (p Pos) String() string { return fmt.Sprintf("%d:%d", p.Line, p.Col) }
 // Token is one lexeme. Text holds the identifier (unfolded, unquoted),
 // the string's value, the number or the operator.
 type Token struct {
-	Kind TokenKind
 	Text string
 	Pos  Pos
-	// Upper is the upper-cased text of an unquoted identifier that is a
-	// known keyword ("" otherwise), for allocation-free keyword checks.
-	Upper string
+	Kind TokenKind
 	// Backtick marks a `quoted` identifier; BigQuery lets one hold a
 	// whole dotted path.
 	Backtick bool
+	// kw indexes keywordNames for an unquoted identifier that is a known
+	// keyword (0 otherwise); it keeps Token at 32 bytes.
+	kw uint16
 }
+
+// Upper returns the upper-cased text of an unquoted identifier that is a
+// known keyword, or "" for any other token.
+func (t Token) Upper() string { return keywordNames[t.kw] }
 
 // Error is a syntax error with its position.
 type Error struct {
@@ -76,8 +80,12 @@ func (e *Error) Error() string {
 // Lex splits src into tokens for the dialect. Comments and whitespace are
 // dropped. It never panics; malformed input yields an *Error.
 func Lex(d Dialect, src string) ([]Token, error) {
+	return lexInto(d, src, make([]Token, 0, len(src)/5+4))
+}
+
+// lexInto appends src's tokens to toks (reusing its storage).
+func lexInto(d Dialect, src string, toks []Token) ([]Token, error) {
 	lx := lexer{d: d, src: src, line: 1, lineStart: 0}
-	toks := make([]Token, 0, len(src)/6+4)
 	for {
 		t, err := lx.next()
 		if err != nil {
@@ -213,15 +221,15 @@ func (lx *lexer) ident() Token {
 		lx.i += size
 	}
 	text := lx.src[start:lx.i]
-	return Token{Kind: Ident, Text: text, Upper: keywordUpper(text), Pos: lx.pos(start)}
+	return Token{Kind: Ident, Text: text, kw: keywordIndex(text), Pos: lx.pos(start)}
 }
 
-// keywordUpper returns the interned upper-case form of text when it is a
-// word the parser compares against, else "". Upper-casing every identifier
-// was the lexer's largest allocation cost.
-func keywordUpper(text string) string {
+// keywordIndex returns the keywordNames index of text when it is a word
+// the parser compares against, else 0. Upper-casing every identifier was
+// the lexer's largest allocation cost.
+func keywordIndex(text string) uint16 {
 	if len(text) > 24 {
-		return ""
+		return 0
 	}
 	var buf [24]byte
 	for i := 0; i < len(text); i++ {
@@ -229,19 +237,21 @@ func keywordUpper(text string) string {
 		if c >= 'a' && c <= 'z' {
 			c -= 'a' - 'A'
 		} else if c >= 0x80 {
-			return ""
+			return 0
 		}
 		buf[i] = c
 	}
 	return keywords[string(buf[:len(text)])]
 }
 
-// keywords is every word the parser and its callers test with Token.Upper;
-// TestKeywordsCoverParser keeps it in sync with parser.go.
-var keywords = func() map[string]string {
-	m := map[string]string{}
-	for _, w := range strings.Fields(keywordList) {
-		m[w] = w
+// keywordNames is every word the parser tests with Token.Upper (index 0 is
+// ""); TestKeywordsCoverParser keeps it in sync with parser.go.
+var keywordNames = append([]string{""}, strings.Fields(keywordList)...)
+
+var keywords = func() map[string]uint16 {
+	m := make(map[string]uint16, len(keywordNames))
+	for i, w := range keywordNames[1:] {
+		m[w] = uint16(i + 1)
 	}
 	return m
 }()

@@ -27,7 +27,23 @@ var reserved = map[string]bool{
 
 // Parse parses one query. A trailing ';' and comments are accepted.
 func Parse(d Dialect, sql string) (q *Query, err error) {
-	toks, err := Lex(d, sql)
+	var p Parser
+	return p.Parse(d, sql)
+}
+
+// Parser parses queries reusing its token buffer between calls; the AST
+// does not reference the buffer. A Parser is not safe for concurrent use.
+type Parser struct {
+	toks []Token
+}
+
+// Parse parses one query like the package-level Parse.
+func (pp *Parser) Parse(d Dialect, sql string) (q *Query, err error) {
+	if cap(pp.toks) < len(sql)/5+4 {
+		pp.toks = make([]Token, 0, len(sql)/5+4)
+	}
+	toks, err := lexInto(d, sql, pp.toks[:0])
+	pp.toks = toks[:0]
 	if err != nil {
 		return nil, err
 	}
@@ -116,7 +132,7 @@ func (p *parser) enter() {
 
 func (p *parser) leave() { p.depth-- }
 
-func isKw(t Token, kw string) bool { return t.Kind == Ident && t.Upper == kw }
+func isKw(t Token, kw string) bool { return t.Kind == Ident && t.Upper() == kw }
 
 func (p *parser) isKw(kw string) bool { return isKw(p.peek(), kw) }
 
@@ -267,7 +283,7 @@ func setOpPrec(t Token) int {
 	if t.Kind != Ident {
 		return -1
 	}
-	switch t.Upper {
+	switch t.Upper() {
 	case "UNION", "EXCEPT", "MINUS":
 		return 1
 	case "INTERSECT":
@@ -285,7 +301,7 @@ func (p *parser) parseSetOps(minPrec int) QueryBody {
 			return left
 		}
 		p.i++
-		op := &SetOp{Op: t.Upper}
+		op := &SetOp{Op: t.Upper()}
 		if op.Op == "MINUS" {
 			op.Op = "EXCEPT"
 		}
@@ -356,7 +372,7 @@ func (p *parser) isClauseStart() bool {
 	if t.Kind != Ident {
 		return false
 	}
-	switch t.Upper {
+	switch t.Upper() {
 	case "FROM", "WHERE", "GROUP", "HAVING", "QUALIFY", "WINDOW", "ORDER", "LIMIT", "UNION",
 		"INTERSECT", "EXCEPT", "MINUS", "OFFSET", "FETCH", "INTO":
 		return true
@@ -537,7 +553,7 @@ func (p *parser) parseAlias(alias *string, quoted *bool) bool {
 		*alias, *quoted = p.parseIdent()
 		return true
 	}
-	if t.Kind == QuotedIdent || t.Kind == Ident && !reserved[t.Upper] {
+	if t.Kind == QuotedIdent || t.Kind == Ident && !reserved[t.Upper()] {
 		p.i++
 		*alias, *quoted = p.identText(t), t.Kind == QuotedIdent
 		return true
@@ -545,7 +561,7 @@ func (p *parser) parseAlias(alias *string, quoted *bool) bool {
 	if t.Kind == String && p.d.Name != "snowflake" {
 		// 'alias' without AS appears in generic and Spark SQL.
 		nt := p.peekN(1)
-		if nt.Kind == EOF || nt.Kind == Op && (nt.Text == "," || nt.Text == ")" || nt.Text == ";") || nt.Kind == Ident && reserved[nt.Upper] {
+		if nt.Kind == EOF || nt.Kind == Op && (nt.Text == "," || nt.Text == ")" || nt.Text == ";") || nt.Kind == Ident && reserved[nt.Upper()] {
 			p.i++
 			*alias = t.Text
 			*quoted = true
@@ -677,7 +693,7 @@ func (p *parser) parseJoinTree() TableExpr {
 			p.acceptKw("OUTER")
 			p.expectKw("JOIN")
 		case p.isKw("LEFT") || p.isKw("RIGHT") || p.isKw("FULL"):
-			j.Type = p.advance().Upper
+			j.Type = p.advance().Upper()
 			p.acceptKw("OUTER")
 			if !p.acceptKw("JOIN") {
 				p.i = save
@@ -715,6 +731,12 @@ func adjacent(a, b Token) bool {
 func (p *parser) parseNameOpt(hyphens bool) Name {
 	t := p.peek()
 	n := Name{Pos: t.Pos}
+	// Size Parts exactly: names are the parser's most frequent allocation.
+	parts := 1
+	for j := 1; p.peekN(j).Kind == Op && p.peekN(j).Text == "." && isIdentTok(p.peekN(j+1)); j += 2 {
+		parts++
+	}
+	n.Parts = make([]string, 0, parts)
 	for {
 		if hyphens && isIdentTok(p.peek()) {
 			first := p.peek()
@@ -734,8 +756,8 @@ func (p *parser) parseNameOpt(hyphens bool) Name {
 			}
 			if j > 0 {
 				p.i += j + 1
+				n.setQuoted(len(n.Parts))
 				n.Parts = append(n.Parts, text)
-				n.Quoted = append(n.Quoted, true)
 				if p.isOp(".") && isIdentTok(p.peekN(1)) {
 					p.i++
 					continue
@@ -746,8 +768,8 @@ func (p *parser) parseNameOpt(hyphens bool) Name {
 		if bt := p.peek(); bt.Backtick && strings.Contains(bt.Text, ".") {
 			p.i++
 			for _, part := range strings.Split(bt.Text, ".") {
+				n.setQuoted(len(n.Parts))
 				n.Parts = append(n.Parts, part)
-				n.Quoted = append(n.Quoted, true)
 			}
 			if p.isOp(".") && isIdentTok(p.peekN(1)) {
 				p.i++
@@ -756,8 +778,10 @@ func (p *parser) parseNameOpt(hyphens bool) Name {
 			return n
 		}
 		s, q := p.parseIdent()
+		if q {
+			n.setQuoted(len(n.Parts))
+		}
 		n.Parts = append(n.Parts, s)
-		n.Quoted = append(n.Quoted, q)
 		if p.isOp(".") && isIdentTok(p.peekN(1)) {
 			p.i++
 			continue
@@ -770,7 +794,7 @@ func (p *parser) parseNameOpt(hyphens bool) Name {
 func (p *parser) parseTableAlias(alias *string, cols *[]string) {
 	var q bool
 	t := p.peek()
-	if isKw(t, "AS") || t.Kind == QuotedIdent || t.Kind == Ident && !reserved[t.Upper] && !isTableModifier(t.Upper) {
+	if isKw(t, "AS") || t.Kind == QuotedIdent || t.Kind == Ident && !reserved[t.Upper()] && !isTableModifier(t.Upper()) {
 		if !p.parseAlias(alias, &q) {
 			return
 		}
@@ -1164,14 +1188,14 @@ func (p *parser) parseComparison() Expr {
 				right = p.parseBinary(0)
 				op += " DISTINCT FROM"
 			case p.isKw("NULL") || p.isKw("TRUE") || p.isKw("FALSE") || p.isKw("UNKNOWN"):
-				right = &Literal{Kind: "keyword", Value: p.advance().Upper}
+				right = &Literal{Kind: "keyword", Value: p.advance().Upper()}
 			default:
 				right = p.parseBinary(0)
 			}
 			left = &Binary{Op: op, Left: left, Right: right}
 		case isKw(t, "ISNULL") || isKw(t, "NOTNULL"):
 			p.i++
-			left = &Unary{Op: t.Upper, Expr: left}
+			left = &Unary{Op: t.Upper(), Expr: left}
 		case isKw(t, "IN") && p.peekN(1).Kind == Op && p.peekN(1).Text == "(":
 			p.i += 2
 			in := &InExpr{Expr: left, Not: not}
@@ -1187,7 +1211,7 @@ func (p *parser) parseComparison() Expr {
 			left = &InExpr{Expr: left, Not: not, List: []Expr{p.parsePrimary()}}
 		case isKw(t, "LIKE") || isKw(t, "ILIKE") || isKw(t, "RLIKE") || isKw(t, "REGEXP") || isKw(t, "SIMILAR"):
 			p.i++
-			op := t.Upper
+			op := t.Upper()
 			if op == "SIMILAR" {
 				p.expectKw("TO")
 			}
@@ -1243,7 +1267,7 @@ func (p *parser) parseBinary(minPrec int) Expr {
 			}
 			if isKw(t, "DIV") || isKw(t, "MOD") {
 				p.i++
-				left = &Binary{Op: t.Upper, Left: left, Right: p.parseBinary(7)}
+				left = &Binary{Op: t.Upper(), Left: left, Right: p.parseBinary(7)}
 				continue
 			}
 			return left
@@ -1346,11 +1370,11 @@ func (p *parser) parseType() string {
 	b.WriteString(strings.ToUpper(n.String()))
 	for {
 		u := p.peek()
-		if u.Kind == Ident && (u.Upper == "PRECISION" || u.Upper == "VARYING" || u.Upper == "UNSIGNED" ||
-			u.Upper == "ZONE" || u.Upper == "TIME" || u.Upper == "LOCAL" ||
-			(u.Upper == "WITH" || u.Upper == "WITHOUT") && isKw(p.peekN(1), "TIME")) {
+		if u.Kind == Ident && (u.Upper() == "PRECISION" || u.Upper() == "VARYING" || u.Upper() == "UNSIGNED" ||
+			u.Upper() == "ZONE" || u.Upper() == "TIME" || u.Upper() == "LOCAL" ||
+			(u.Upper() == "WITH" || u.Upper() == "WITHOUT") && isKw(p.peekN(1), "TIME")) {
 			p.i++
-			b.WriteString(" " + u.Upper)
+			b.WriteString(" " + u.Upper())
 			continue
 		}
 		break
@@ -1495,13 +1519,13 @@ func (p *parser) parsePrimary() Expr {
 	}
 	// identifiers and keywords
 	if t.Kind == Ident {
-		switch t.Upper {
+		switch t.Upper() {
 		case "CASE":
 			return p.parseCase()
 		case "CAST", "TRY_CAST", "SAFE_CAST":
 			if p.peekN(1).Kind == Op && p.peekN(1).Text == "(" {
 				p.i += 2
-				c := &Cast{Func: t.Upper, Expr: p.parseExpr()}
+				c := &Cast{Func: t.Upper(), Expr: p.parseExpr()}
 				if p.acceptKw("AS") {
 					c.Type = p.parseType()
 				} else if p.acceptOp(",") {
@@ -1525,17 +1549,17 @@ func (p *parser) parsePrimary() Expr {
 			return &Literal{Kind: "null", Value: "NULL"}
 		case "TRUE", "FALSE":
 			p.i++
-			return &Literal{Kind: "bool", Value: t.Upper}
+			return &Literal{Kind: "bool", Value: t.Upper()}
 		case "INTERVAL":
 			nt := p.peekN(1)
-			if nt.Kind == String || nt.Kind == Number || nt.Kind == Op && (nt.Text == "(" || nt.Text == "-") || isIdentTok(nt) && !reserved[nt.Upper] {
+			if nt.Kind == String || nt.Kind == Number || nt.Kind == Op && (nt.Text == "(" || nt.Text == "-") || isIdentTok(nt) && !reserved[nt.Upper()] {
 				p.i++
 				tl := &TypedLiteral{Type: "INTERVAL", Value: p.parseUnary()}
-				if u := p.peek(); u.Kind == Ident && isDatePart(u.Upper) {
+				if u := p.peek(); u.Kind == Ident && isDatePart(u.Upper()) {
 					p.i++
-					tl.Unit = u.Upper
+					tl.Unit = u.Upper()
 					if p.acceptKw("TO") {
-						tl.Unit += " TO " + p.advance().Upper
+						tl.Unit += " TO " + p.advance().Upper()
 					}
 				}
 				return tl
@@ -1596,13 +1620,13 @@ func (p *parser) parsePrimary() Expr {
 				return &Lambda{Params: params, Body: p.parseExpr()}
 			}
 		default:
-			if typedLiteralTypes[t.Upper] && p.peekN(1).Kind == String {
+			if typedLiteralTypes[t.Upper()] && p.peekN(1).Kind == String {
 				p.i += 2
-				return &TypedLiteral{Type: t.Upper, Value: &Literal{Kind: "string", Value: p.peekN(-1).Text}}
+				return &TypedLiteral{Type: t.Upper(), Value: &Literal{Kind: "string", Value: p.peekN(-1).Text}}
 			}
 		}
-		if reserved[t.Upper] && !(p.peekN(1).Kind == Op && p.peekN(1).Text == "(") && t.Upper != "REPLACE" && t.Upper != "FILTER" && t.Upper != "LEFT" && t.Upper != "RIGHT" {
-			p.fail("unexpected keyword %s in an expression", t.Upper)
+		if reserved[t.Upper()] && !(p.peekN(1).Kind == Op && p.peekN(1).Text == "(") && t.Upper() != "REPLACE" && t.Upper() != "FILTER" && t.Upper() != "LEFT" && t.Upper() != "RIGHT" {
+			p.fail("unexpected keyword %s in an expression", t.Upper())
 		}
 	}
 	if !isIdentTok(t) {
@@ -1674,7 +1698,7 @@ func (p *parser) parseFuncCall(n Name) *Func {
 			continue
 		case (isKw(t, "BOTH") || isKw(t, "LEADING") || isKw(t, "TRAILING")) && !(p.peekN(1).Kind == Op && (p.peekN(1).Text == "," || p.peekN(1).Text == ")")):
 			p.i++
-			f.Args = append(f.Args, &Keyword{Word: t.Upper})
+			f.Args = append(f.Args, &Keyword{Word: t.Upper()})
 			if p.acceptKw("FROM") {
 				f.Seps = append(f.Seps, "FROM")
 			}
@@ -1688,17 +1712,17 @@ func (p *parser) parseFuncCall(n Name) *Func {
 			f.Args = append(f.Args, &Named{Name: strings.ToUpper(t.Text), Value: p.parseExpr()})
 			continue
 		}
-		if len(f.Args) > 0 && t.Kind == Ident && argSeps[t.Upper] {
+		if len(f.Args) > 0 && t.Kind == Ident && argSeps[t.Upper()] {
 			p.i++
-			f.Seps = append(f.Seps, t.Upper)
-			if t.Upper == "AS" {
+			f.Seps = append(f.Seps, t.Upper())
+			if t.Upper() == "AS" {
 				f.Args = append(f.Args, &Keyword{Word: p.parseType()})
 				continue
 			}
 			continue
 		}
 		f.Args = append(f.Args, p.parseExpr())
-		if !p.isOp(",") && !p.isOp(")") && !(p.peek().Kind == Ident && (argSeps[p.peek().Upper] || p.peek().Upper == "ORDER" || p.peek().Upper == "IGNORE" || p.peek().Upper == "RESPECT" || p.peek().Upper == "LIMIT" || p.peek().Upper == "SEPARATOR")) {
+		if !p.isOp(",") && !p.isOp(")") && !(p.peek().Kind == Ident && (argSeps[p.peek().Upper()] || p.peek().Upper() == "ORDER" || p.peek().Upper() == "IGNORE" || p.peek().Upper() == "RESPECT" || p.peek().Upper() == "LIMIT" || p.peek().Upper() == "SEPARATOR")) {
 			p.fail("expected ',' or ')' in the arguments of %s, found %s", n.String(), describe(p.peek()))
 		}
 	}
@@ -1786,3 +1810,9 @@ var dateParts = map[string]bool{
 func IsDatePart(upper string) bool { return dateParts[upper] }
 
 func isDatePart(u string) bool { return dateParts[u] }
+
+func (n *Name) setQuoted(i int) {
+	if i < 64 {
+		n.Quoted |= 1 << uint(i)
+	}
+}

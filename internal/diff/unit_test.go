@@ -1,0 +1,197 @@
+package diff
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+)
+
+func TestClassify(t *testing.T) {
+	for msg, want := range map[string]string{
+		"Object 'MY_TABLE' does not exist":                                     ClassTableNotFound,
+		"42S02: table not found":                                               ClassTableNotFound,
+		"42P01: relation does not exist":                                       ClassTableNotFound,
+		"Catalog Error: Table with name foo does not exist!":                   ClassTableNotFound,
+		"SQL access control error: Insufficient privileges":                    ClassPermissionDenied,
+		"Permission denied for table users":                                    ClassPermissionDenied,
+		"Not authorized to access object":                                      ClassPermissionDenied,
+		"SQL compilation error: syntax error":                                  ClassSyntaxError,
+		"Parser Error: blah blah":                                              ClassSyntaxError,
+		"Access denied: object does not exist":                                 ClassPermissionDenied,
+		"Table 'X' does not exist or not authorized.":                          ClassPermissionDenied,
+		"Invalid query block 'db_staging'":                                     ClassSyntaxError,
+		"View definition column count mismatch in MART_VISITS":                 ClassSyntaxError,
+		"invalid identifier 'DBT_VALID_FROM'":                                  ClassSyntaxError,
+		"Model 'stg_orders' does not exist in base environment. Check that...": ClassTableNotFound,
+		"Connection refused":                                                   "",
+		"Internal server error":                                                "",
+	} {
+		if got := classify(errors.New(msg)); got != want {
+			t.Errorf("classify(%q) = %q, want %q", msg, got, want)
+		}
+	}
+}
+
+func TestKindOfType(t *testing.T) {
+	for typ, want := range map[string]columnKind{
+		"INTEGER": kindInteger, "BIGINT": kindInteger, "int8": kindInteger, "INT64": kindInteger, "NUMBER(38,0)": kindInteger,
+		"DOUBLE": kindFloat, "double precision": kindFloat, "DECIMAL(18,3)": kindFloat, "NUMERIC": kindFloat, "FLOAT64": kindFloat, "NUMBER(10,2)": kindFloat,
+		"DATE": kindDate, "TIMESTAMP": kindTimestamp, "timestamp with time zone": kindTimestamp, "TIMESTAMP_NTZ(9)": kindTimestamp, "DATETIME": kindTimestamp,
+		"BOOLEAN": kindBoolean, "VARCHAR": kindString, "character varying(20)": kindString, "STRING": kindString, "TEXT": kindString,
+		"VARIANT": kindOther, "STRUCT(a INTEGER)": kindOther,
+	} {
+		if got := kindOfType(typ); got != want {
+			t.Errorf("kindOfType(%q) = %v, want %v", typ, got, want)
+		}
+	}
+}
+
+func TestKeysJSON(t *testing.T) {
+	var in ValueDiffInput
+	if err := json.Unmarshal([]byte(`{"model":"m","primary_key":"id"}`), &in); err != nil || len(in.PrimaryKey) != 1 || in.PrimaryKey[0] != "id" {
+		t.Fatalf("string key: %v %v", err, in.PrimaryKey)
+	}
+	if err := json.Unmarshal([]byte(`{"model":"m","primary_key":["a","b"]}`), &in); err != nil || strings.Join(in.PrimaryKey, ",") != "a,b" {
+		t.Fatalf("list key: %v %v", err, in.PrimaryKey)
+	}
+	if err := json.Unmarshal([]byte(`{"model":"m","primary_key":3}`), &in); err == nil {
+		t.Fatal("numeric key accepted")
+	}
+}
+
+func TestCheckReadOnly(t *testing.T) {
+	for sql, want := range map[string]string{
+		"select 1": "select 1",
+		"  WITH x AS (select 1) select * from x;  ": "  WITH x AS (select 1) select * from x",
+		"select ';' as s; -- done":                  "select ';' as s",
+		"/* c */ select \"delete\" from t":          "/* c */ select \"delete\" from t",
+		"(select 1) union all (select 2)":           "(select 1) union all (select 2)",
+		"select 'it''s' as x":                       "select 'it''s' as x",
+	} {
+		got, err := checkReadOnly(sql)
+		if err != nil || got != want {
+			t.Errorf("checkReadOnly(%q) = %q, %v; want %q", sql, got, err, want)
+		}
+	}
+	for sql, want := range map[string]string{
+		"insert into t values (1)":                              "INSERT",
+		"with d as (delete from t returning *) select * from d": "DELETE",
+		"select 1; select 2":                                    "more than one statement",
+		"update t set x = 1":                                    "UPDATE",
+		"show tables":                                           "starts with SHOW",
+		"select 'unterminated":                                  "unterminated",
+		"-- only a comment":                                     "empty",
+		"select 1 /* open":                                      "unterminated /*",
+	} {
+		if _, err := checkReadOnly(sql); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("checkReadOnly(%q) err = %v, want %q", sql, err, want)
+		}
+	}
+}
+
+func TestRenderSQL(t *testing.T) {
+	proj := handProject(t, "db", "base_s", "cur_s", model{name: "orders"}, model{name: "raw_orders", kind: "seed"}, model{name: "e", mat: "ephemeral"})
+	env := Env{Project: proj, Dialect: mustDialect(t, "snowflake")}
+	for sql, want := range map[string]string{
+		"select * from {{ ref('orders') }}":                `select * from "db"."cur_s"."orders"`,
+		`select * from {{ref("orders")}}`:                  `select * from "db"."cur_s"."orders"`,
+		"select * from {{- ref( 'proj' , 'orders' ) -}} o": `select * from "db"."cur_s"."orders" o`,
+		"select * from {{ ref('raw_orders') }}":            `select * from "db"."cur_s"."raw_orders"`,
+		"select * from {{ ref('orders', v=2) }}":           `select * from "db"."cur_s"."orders"`,
+		"select '{{ ref(''orders'') }}'":                   "",
+	} {
+		got, err := env.renderSQL(sql, Current)
+		if want == "" {
+			if err == nil {
+				t.Errorf("renderSQL(%q) = %q, want an error", sql, got)
+			}
+			continue
+		}
+		if err != nil || got != want {
+			t.Errorf("renderSQL(%q) = %q, %v; want %q", sql, got, err, want)
+		}
+	}
+	got, err := env.renderSQL("select * from {{ ref('orders') }}", Base)
+	if err != nil || got != `select * from "db"."base_s"."orders"` {
+		t.Fatalf("base: %q %v", got, err)
+	}
+	for sql, want := range map[string]string{
+		"select * from {{ ref('other_pkg', 'orders') }}": "other_pkg.orders",
+		"select * from {{ ref('e') }}":                   "ephemeral",
+		"select * from {{ source('raw', 'x') }}":         "source('raw', 'x')",
+	} {
+		if _, err := env.renderSQL(sql, Current); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("renderSQL(%q) err = %v, want %q", sql, err, want)
+		}
+	}
+}
+
+func TestCanceled(t *testing.T) {
+	env := fixtureEnv(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := ValueDiff(ctx, env, ValueDiffInput{Model: "orders", PrimaryKey: Keys{"id"}}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("value_diff: %v", err)
+	}
+	if _, err := RowCountDiff(ctx, env, RowCountDiffInput{NodeNames: []string{"orders"}}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("row_count_diff: %v", err)
+	}
+}
+
+func TestProgress(t *testing.T) {
+	env := fixtureEnv(t)
+	var got []Progress
+	env.Progress = func(p Progress) { got = append(got, p) }
+	if _, err := ValueDiff(context.Background(), env, ValueDiffInput{Model: "orders", PrimaryKey: Keys{"id"}}); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) < 3 || got[len(got)-1].Percentage != 1 || got[0].Op != "value_diff" {
+		t.Fatalf("progress = %+v", got)
+	}
+}
+
+func TestNoWarehouse(t *testing.T) {
+	if _, err := ValueDiff(context.Background(), Env{}, ValueDiffInput{Model: "x", PrimaryKey: Keys{"id"}}); err == nil || !strings.Contains(err.Error(), "dbt docs generate") {
+		t.Fatalf("no project: %v", err)
+	}
+	proj := handProject(t, "db", "a", "b", model{name: "orders"})
+	if _, err := ValueDiff(context.Background(), Env{Project: proj}, ValueDiffInput{Model: "orders", PrimaryKey: Keys{"id"}}); err == nil || !strings.Contains(err.Error(), "no warehouse connection") {
+		t.Fatalf("no conn: %v", err)
+	}
+}
+
+func FuzzCheckReadOnly(f *testing.F) {
+	for _, s := range []string{"select 1", "select ';'; ", "with x as (select 1) select * from x", "/* */ -- x\nselect \"a\"\"b\"", "select 'a\\'b'", ";;", "delete from t"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, sql string) {
+		out, err := checkReadOnly(sql)
+		if err != nil {
+			return
+		}
+		if !strings.HasPrefix(sql, out) {
+			t.Fatalf("checkReadOnly(%q) = %q is not a prefix", sql, out)
+		}
+		// Accepted SQL is accepted again unchanged (idempotent).
+		again, err := checkReadOnly(out)
+		if err != nil || again != out {
+			t.Fatalf("not idempotent: %q -> %q, %v", out, again, err)
+		}
+	})
+}
+
+func FuzzRenderSQL(f *testing.F) {
+	proj := handProject(f, "db", "base_s", "cur_s", model{name: "orders"})
+	env := Env{Project: proj, Dialect: mustDialect(f, "duckdb")}
+	for _, s := range []string{"select * from {{ ref('orders') }}", "{{ source('a','b') }}", "{{ ref(\"orders\") }} {{", "{% if x %}"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, sql string) {
+		out, err := env.renderSQL(sql, Current)
+		if err == nil && (strings.Contains(out, "{{") || strings.Contains(out, "{%")) {
+			t.Fatalf("renderSQL(%q) left template syntax: %q", sql, out)
+		}
+	})
+}
