@@ -249,4 +249,3 @@ func mergeBase(ctx context.Context, dir, branch string) (string, time.Time, bool
 	}
 	return "", time.Time{}, false
 }
-

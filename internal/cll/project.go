@@ -110,7 +110,7 @@ type Cache struct {
 	// parsers recycles token buffers across models.
 	parsers sync.Pool
 	hits    atomic.Int64
-	misses atomic.Int64
+	misses  atomic.Int64
 }
 
 // NewCache returns an empty cache.

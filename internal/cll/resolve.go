@@ -89,10 +89,13 @@ func (r *relation) isKnown() bool { return !r.open && r.anyCol == nil && len(r.s
 
 // source is a relation in a FROM scope.
 type source struct {
-	alias   string
-	name    []string // table name parts for physical/CTE refs
-	rel     *relation
-	usingOf map[string]bool
+	// qualifiedOnly sources (aliased UNNEST/FLATTEN) answer unknown names
+	// only when qualified: an unqualified name is not an element field.
+	qualifiedOnly bool
+	alias         string
+	name          []string // table name parts for physical/CTE refs
+	rel           *relation
+	usingOf       map[string]bool
 }
 
 type scope struct {
@@ -865,7 +868,7 @@ func (a *analyzer) tableFunc(t *sqlparse.TableFunc, sc *scope) *source {
 		}
 		rel.cols = append(rel.cols, rcol{name: on, l: &lin{kind: KindSource, digest: hashStr("offset")}})
 	}
-	return &source{alias: t.Alias, rel: rel}
+	return &source{alias: t.Alias, rel: rel, qualifiedOnly: t.Alias != "" || len(t.ColAliases) > 0}
 }
 
 func (a *analyzer) subSource(te sqlparse.TableExpr, sc *scope, env *cteEnv) (*scope, *relation) {
@@ -1195,10 +1198,10 @@ func (a *analyzer) resolveName(c *sqlparse.ColumnRef, ctx *exprCtx) (*lin, bool)
 				continue
 			}
 			if l, ok := s.rel.find(parts[k]); ok {
-				return l, true
+				return fieldAccess(l, k+1 < len(parts)), true
 			}
 			if l, conf, ok := s.rel.lookupWeak(parts[k]); ok {
-				return withConf(l, conf), true
+				return fieldAccess(withConf(l, conf), k+1 < len(parts)), true
 			}
 			// The qualifier names a source but the column is not in its
 			// known schema: keep the edge, flagged.
@@ -1211,7 +1214,20 @@ func (a *analyzer) resolveName(c *sqlparse.ColumnRef, ctx *exprCtx) (*lin, bool)
 	}
 	// Unqualified (or a struct field access on a column: a.b.c where a is
 	// a column).
-	return a.resolveUnqualified(parts[0], ctx, c)
+	l, ok := a.resolveUnqualified(parts[0], ctx, c)
+	return fieldAccess(l, len(parts) > 1), ok
+}
+
+// fieldAccess marks a struct field read: it depends on the column but is
+// not a copy of it.
+func fieldAccess(l *lin, field bool) *lin {
+	if !field || l == nil || l.kind != KindPassthrough && l.kind != KindRenamed {
+		return l
+	}
+	out := *l
+	out.kind = KindDerived
+	out.orig = ""
+	return &out
 }
 
 func withConf(l *lin, conf Confidence) *lin {
@@ -1285,6 +1301,9 @@ func (a *analyzer) resolveUnqualified(name string, ctx *exprCtx, c *sqlparse.Col
 		var weak []*lin
 		var weakConf []Confidence
 		for _, s := range sc.sources {
+			if s.qualifiedOnly {
+				continue
+			}
 			if l, conf, ok := s.rel.lookupWeak(name); ok {
 				weak = append(weak, l)
 				weakConf = append(weakConf, conf)

@@ -12,5 +12,6 @@ func Default() *Registry {
 	addSummaryOps(r)
 	addCLLOps(r)
 	addStaticOps(r)
+	addNodeOps(r)
 	return r
 }

@@ -371,8 +371,9 @@ func analyzeModel(ctx context.Context, s *Session, in *AnalyzeModelInput) (*Anal
 	res.Downstream.Models = []string{}
 	res.Downstream.Columns = []cll.NodeColumn{}
 	seen := map[string]bool{}
+	g := directColumns(pl)
 	for _, c := range m.Columns {
-		for _, d := range pl.Downstream(cll.NodeColumn{Node: id, Column: c.Name}) {
+		for _, d := range g.down(cll.NodeColumn{Node: id, Column: c.Name}) {
 			if d.Node == id {
 				continue
 			}

@@ -14,8 +14,8 @@ import (
 func (s *Session) StaticProject(ctx context.Context) (*static.Project, error) {
 	v, err := s.Cached(ctx, "static", func(p *dbt.Project) (any, error) {
 		opts := static.Options{}
-		if pl, err := s.ProjectLineage(ctx, false); err == nil {
-			opts.Lineage = cllstatic.New(pl, p.Current.Manifest)
+		if l, err := s.staticLineage(ctx); err == nil {
+			opts.Lineage = l
 		} else {
 			s.Logger().Warn("static analysis without column lineage", "error", err)
 		}
@@ -25,6 +25,22 @@ func (s *Session) StaticProject(ctx context.Context) (*static.Project, error) {
 		return nil, err
 	}
 	return v.(*static.Project), nil
+}
+
+// staticLineage is the current build's column lineage in the shape static
+// analysis reads (inputs per column, row inputs by kind, join keys).
+func (s *Session) staticLineage(ctx context.Context) (*cllstatic.Lineage, error) {
+	v, err := s.Cached(ctx, "cllstatic", func(p *dbt.Project) (any, error) {
+		pl, err := s.ProjectLineage(ctx, false)
+		if err != nil {
+			return nil, err
+		}
+		return cllstatic.New(pl, p.Current.Manifest), nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return v.(*cllstatic.Lineage), nil
 }
 
 // addStatic registers an artifact-only operation over the static project.

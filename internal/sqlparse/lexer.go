@@ -85,7 +85,7 @@ func Lex(d Dialect, src string) ([]Token, error) {
 
 // lexInto appends src's tokens to toks (reusing its storage).
 func lexInto(d Dialect, src string, toks []Token) ([]Token, error) {
-	lx := lexer{d: d, src: src, line: 1, lineStart: 0}
+	lx := lexer{d: d, src: src, line: 1, lineStart: 0, colAt: 1}
 	for {
 		t, err := lx.next()
 		if err != nil {
@@ -214,6 +214,13 @@ func (lx *lexer) next() (Token, error) {
 func (lx *lexer) ident() Token {
 	start := lx.i
 	for lx.i < len(lx.src) {
+		if c := lx.src[lx.i]; c < 0x80 {
+			if c == '_' || c == '$' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' {
+				lx.i++
+				continue
+			}
+			break
+		}
 		r, size := utf8.DecodeRuneInString(lx.src[lx.i:])
 		if !isIdentPart(r) {
 			break
@@ -257,6 +264,7 @@ var keywords = func() map[string]uint16 {
 }()
 
 const keywordList = `
+CLUSTER CREATE DISTRIBUTE INSERT SORT VIEW
 ALL AND ANTI ANY APPLY ARRAY AS ASC ASOF AT BEFORE BETWEEN BIGNUMERIC BOTH BY BYTES CASE CAST
 CENTURY CHANGES COLLATE COLUMNS CONNECT CORRESPONDING CROSS CUBE D DATE DATETIME DAY DAYOFMONTH
 DAYOFWEEK DAYOFYEAR DAYS DD DECADE DECIMAL DEFAULT DESC DISTINCT DIV DOW DOY DW ELSE END EPOCH
@@ -308,7 +316,7 @@ func (lx *lexer) token() (Token, error) {
 		}
 	case c >= '0' && c <= '9' || c == '.' && start+1 < len(src) && src[start+1] >= '0' && src[start+1] <= '9':
 		return lx.number(start), nil
-	case c < 0x80 && isIdentStart(rune(c)):
+	case c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z':
 		return lx.ident(), nil
 	case c == '?':
 		lx.i++

@@ -63,6 +63,7 @@ func (pp *Parser) Parse(d Dialect, sql string) (q *Query, err error) {
 	if p.peek().Kind == EOF {
 		p.fail("empty SQL: expected a SELECT statement")
 	}
+	p.skipDMLPrefix()
 	q = p.parseQuery()
 	for p.acceptOp(";") {
 	}
@@ -70,6 +71,35 @@ func (pp *Parser) Parse(d Dialect, sql string) (q *Query, err error) {
 		p.failAt(t, "unexpected %s after the end of the query", describe(t))
 	}
 	return q, nil
+}
+
+// skipDMLPrefix skips INSERT ... / CREATE ... AS so that the SELECT of a
+// DML statement can be analysed: lineage tools are often handed whole
+// statements, and the target does not change the query's lineage.
+func (p *parser) skipDMLPrefix() {
+	t := p.peek()
+	if !(isKw(t, "INSERT") || isKw(t, "CREATE") || isKw(t, "REPLACE")) {
+		return
+	}
+	depth := 0
+	for j := p.i; j < len(p.toks); j++ {
+		u := p.toks[j]
+		switch {
+		case u.Kind == EOF:
+			return
+		case u.Kind == Op && u.Text == "(":
+			if depth == 0 && j+1 < len(p.toks) && (isKw(p.toks[j+1], "SELECT") || isKw(p.toks[j+1], "WITH")) {
+				p.i = j
+				return
+			}
+			depth++
+		case u.Kind == Op && u.Text == ")":
+			depth--
+		case depth == 0 && (isKw(u, "SELECT") || isKw(u, "WITH") || isKw(u, "VALUES")):
+			p.i = j
+			return
+		}
+	}
 }
 
 type parser struct {
@@ -252,8 +282,8 @@ func (p *parser) parseQuery() *Query {
 func (p *parser) parseQueryTail(q *Query) {
 	for {
 		switch {
-		case p.acceptKw("ORDER", "BY"):
-			q.OrderBy = p.parseOrderItems()
+		case p.acceptKw("ORDER", "BY"), p.acceptKw("SORT", "BY"), p.acceptKw("CLUSTER", "BY"), p.acceptKw("DISTRIBUTE", "BY"):
+			q.OrderBy = append(q.OrderBy, p.parseOrderItems()...)
 		case p.acceptKw("LIMIT"):
 			if p.acceptKw("ALL") {
 				continue
@@ -376,6 +406,8 @@ func (p *parser) isClauseStart() bool {
 	case "FROM", "WHERE", "GROUP", "HAVING", "QUALIFY", "WINDOW", "ORDER", "LIMIT", "UNION",
 		"INTERSECT", "EXCEPT", "MINUS", "OFFSET", "FETCH", "INTO":
 		return true
+	case "SORT", "CLUSTER", "DISTRIBUTE":
+		return isKw(p.peekN(1), "BY")
 	}
 	return false
 }
@@ -664,6 +696,10 @@ func (p *parser) parseFromList() []TableExpr {
 func (p *parser) parseJoinTree() TableExpr {
 	left := p.parseTablePrimary()
 	for {
+		if p.isKw("LATERAL") && isKw(p.peekN(1), "VIEW") {
+			left = &Join{Type: "CROSS", Left: left, Right: p.parseLateralView()}
+			continue
+		}
 		j := &Join{}
 		save := p.i
 		if p.acceptKw("NATURAL") {
@@ -712,6 +748,28 @@ func (p *parser) parseJoinTree() TableExpr {
 		}
 		left = j
 	}
+}
+
+// parseLateralView reads Hive/Spark LATERAL VIEW [OUTER] f(args) t AS c1, c2.
+func (p *parser) parseLateralView() TableExpr {
+	p.expectKw("LATERAL")
+	p.expectKw("VIEW")
+	p.acceptKw("OUTER")
+	n := p.parseName()
+	tf := &TableFunc{Func: p.parseFuncCall(n), Lateral: true}
+	if t := p.peek(); isIdentTok(t) && !isKw(t, "AS") && !reserved[t.Upper()] {
+		tf.Alias, _ = p.parseIdent()
+	}
+	if p.acceptKw("AS") {
+		for {
+			c, _ := p.parseIdent()
+			tf.ColAliases = append(tf.ColAliases, c)
+			if !p.acceptOp(",") {
+				break
+			}
+		}
+	}
+	return tf
 }
 
 func (p *parser) parseTableName() *TableRef {
@@ -836,6 +894,12 @@ func (p *parser) parseTablePrimary() TableExpr {
 		tf := &TableFunc{Func: f, Lateral: true}
 		p.parseTableAlias(&tf.Alias, &tf.ColAliases)
 		te = tf
+	case t.Kind == String:
+		// DuckDB reads files named by a string: FROM 'data.csv'.
+		p.i++
+		tr := &TableRef{Name: Name{Parts: []string{t.Text}, Quoted: 1, Pos: t.Pos}, Pos: t.Pos}
+		p.parseTableAlias(&tr.Alias, &tr.ColAliases)
+		te = tr
 	case isIdentTok(t):
 		n := p.parseNameOpt(p.d.Name == "bigquery" || p.d.Name == "generic")
 		if p.isOp("(") {

@@ -1,0 +1,686 @@
+package ops
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ripple-data/ripple/internal/checks"
+	"github.com/ripple-data/ripple/internal/dbt"
+	"github.com/ripple-data/ripple/internal/dbtfixture"
+	"github.com/ripple-data/ripple/internal/impact"
+)
+
+// This file tests the checks operations (checks_ops.go), the recording of
+// run-backed diffs, and the summary and render_lineage_mermaid operations
+// on real fixtures.
+
+// callOpCtx is callOp with a context (e.g. WithAgentTrigger).
+func callOpCtx[Out any](t *testing.T, ctx context.Context, s *Session, name string, args map[string]any) *Out {
+	t.Helper()
+	op, ok := Default().Get(name)
+	if !ok {
+		t.Fatalf("no operation %s", name)
+	}
+	raw, _ := json.Marshal(args)
+	out, err := op.CallJSON(ctx, s, raw)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return out.(*Out)
+}
+
+// useStateFile points the session's checks state at a fresh path (not
+// created) before the store is first opened.
+func useStateFile(t *testing.T, s *Session) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "ripple_state.json")
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.store != nil {
+		t.Fatal("the checks store is already open")
+	}
+	s.cfg.StatePath = path
+	return path
+}
+
+func loadState(t *testing.T, path string) *checks.State {
+	t.Helper()
+	st, err := checks.NewStateFile(path).Load(context.Background())
+	if err != nil {
+		t.Fatalf("loading the state file: %v", err)
+	}
+	return st
+}
+
+func listChecks(t *testing.T, s *Session) *checks.ListResult {
+	t.Helper()
+	return callOp[checks.ListResult](t, s, "list_checks", map[string]any{})
+}
+
+func checkInfo(t *testing.T, l *checks.ListResult, id string) checks.CheckInfo {
+	t.Helper()
+	for _, c := range l.Checks {
+		if c.ID == id {
+			return c
+		}
+	}
+	t.Fatalf("check %s is not listed: %+v", id, l.Checks)
+	return checks.CheckInfo{}
+}
+
+func boolp(b *bool) string {
+	if b == nil {
+		return "nil"
+	}
+	if *b {
+		return "true"
+	}
+	return "false"
+}
+
+func TestCreateCheckIsIdempotent(t *testing.T) {
+	onEveryWarehouse(t, triageScenario, func(t *testing.T, e *env) {
+		path := useStateFile(t, e.session)
+		first := callOp[checks.CreateResult](t, e.session, "create_check", map[string]any{
+			"type": "value_diff", "params": map[string]any{"model": "orders", "primary_key": "id"}, "name": "Orders values"})
+		if !first.Created || first.CheckID == "" || first.Check.Name != "Orders values" || first.RunExecuted || first.Run != nil {
+			t.Fatalf("first create = %+v", first)
+		}
+		// Same type and params (keys in another order): same check, renamed.
+		second := callOp[checks.CreateResult](t, e.session, "create_check", map[string]any{
+			"type": "value_diff", "params": map[string]any{"primary_key": "id", "model": "orders"}, "name": "Orders by id", "description": "why"})
+		if second.Created || second.CheckID != first.CheckID || second.Check.Name != "Orders by id" || second.Check.Description != "why" {
+			t.Fatalf("second create = %+v, want check %s updated", second, first.CheckID)
+		}
+		// Without a name the name is kept.
+		third := callOp[checks.CreateResult](t, e.session, "create_check", map[string]any{
+			"type": "value_diff", "params": map[string]any{"model": "orders", "primary_key": "id"}})
+		if third.Created || third.CheckID != first.CheckID || third.Check.Name != "Orders by id" {
+			t.Fatalf("third create = %+v", third)
+		}
+		// Other params: another check with a generated name.
+		other := callOp[checks.CreateResult](t, e.session, "create_check", map[string]any{
+			"type": "row_count_diff", "params": map[string]any{"node_names": []string{"orders"}}})
+		if !other.Created || other.CheckID == first.CheckID || other.Check.Name != "Row count diff of orders" {
+			t.Fatalf("other create = %+v", other)
+		}
+		l := listChecks(t, e.session)
+		if l.Total != 2 || l.Approved != 0 || l.Outdated != 0 {
+			t.Errorf("list totals = %d/%d/%d, want 2/0/0", l.Total, l.Approved, l.Outdated)
+		}
+		if c := checkInfo(t, l, first.CheckID); c.LastRunStatus != "" || c.Mismatched != nil || c.IsChecked || c.IsOutdated {
+			t.Errorf("never-run check listed as %+v", c)
+		}
+		// create_check writes the state file.
+		st := loadState(t, path)
+		if len(st.Checks) != 2 || st.Checks[0].ID != first.CheckID || st.Checks[0].Name != "Orders by id" || len(st.Runs) != 0 {
+			t.Errorf("state file = %+v", st.Checks)
+		}
+		// Bad params are refused before anything is stored.
+		if _, err := callOpErr[checks.CreateResult](e.session, "create_check", map[string]any{
+			"type": "value_diff", "params": map[string]any{"model": "orders"}}); err == nil || !strings.Contains(err.Error(), `"primary_key" is required`) {
+			t.Errorf("create without primary_key: %v", err)
+		}
+		if _, err := callOpErr[checks.CreateResult](e.session, "create_check", map[string]any{
+			"type": "no_such_diff", "params": map[string]any{}}); err == nil || !strings.Contains(err.Error(), "unknown check type") {
+			t.Errorf("create with an unknown type: %v", err)
+		}
+		if n := len(loadState(t, path).Checks); n != 2 {
+			t.Errorf("%d checks stored after refused creates, want 2", n)
+		}
+	})
+}
+
+func TestAgentCreateApprovesOnlyOnSuccess(t *testing.T) {
+	onEveryWarehouse(t, triageScenario, func(t *testing.T, e *env) {
+		path := useStateFile(t, e.session)
+		agent := WithAgentTrigger(context.Background())
+
+		bad := callOpCtx[checks.CreateResult](t, agent, e.session, "create_check", map[string]any{
+			"type": "value_diff", "params": map[string]any{"model": "orders", "primary_key": "no_such_column"}, "run": true})
+		if !bad.Created || bad.RunExecuted || bad.RunError == "" || bad.Run == nil || bad.Run.Status != checks.StatusFailed {
+			t.Fatalf("failing agent create = %+v", bad)
+		}
+		if bad.Check.IsChecked {
+			t.Error("a check whose run failed must not be approved")
+		}
+		if bad.Run.TriggeredBy != checks.TriggerAgent || bad.Run.CheckID != bad.CheckID {
+			t.Errorf("run = %+v", bad.Run)
+		}
+
+		good := callOpCtx[checks.CreateResult](t, agent, e.session, "create_check", map[string]any{
+			"type": "value_diff", "params": map[string]any{"model": "orders", "primary_key": "id"}, "run": true})
+		if !good.Created || !good.RunExecuted || good.RunError != "" || good.Run == nil || good.Run.Status != checks.StatusFinished {
+			t.Fatalf("succeeding agent create = %+v", good)
+		}
+		if !good.Check.IsChecked || good.Check.LastRunID != good.Run.ID {
+			t.Errorf("an agent's successful run must approve the check: %+v", good.Check)
+		}
+		var vd struct {
+			Summary struct{ Total, Added, Removed, Changed int64 } `json:"summary"`
+		}
+		if err := json.Unmarshal(good.Run.Result, &vd); err != nil || vd.Summary.Total != 3 || vd.Summary.Added != 1 || vd.Summary.Changed != 1 || vd.Summary.Removed != 0 {
+			t.Errorf("stored value_diff result = %+v (%v)", vd.Summary, err)
+		}
+
+		// A user's successful run does not approve.
+		user := callOp[checks.CreateResult](t, e.session, "create_check", map[string]any{
+			"type": "value_diff", "params": map[string]any{"model": "customers", "primary_key": "id"}, "run": true})
+		if !user.RunExecuted || user.Check.IsChecked || user.Run.TriggeredBy != checks.TriggerUser {
+			t.Errorf("user create with run = %+v", user)
+		}
+		// triggered_by in the arguments cannot claim to be an agent.
+		spoof := callOp[checks.CreateResult](t, e.session, "create_check", map[string]any{
+			"type": "value_diff", "params": map[string]any{"model": "payments", "primary_key": "id"}, "run": true, "triggered_by": "agent"})
+		if spoof.Check.IsChecked || spoof.Run.TriggeredBy != checks.TriggerUser {
+			t.Errorf("a CLI/user call passing triggered_by=agent was treated as an agent: %+v", spoof.Run)
+		}
+
+		l := listChecks(t, e.session)
+		if l.Total != 4 || l.Approved != 1 {
+			t.Errorf("totals = %d checks, %d approved; want 4, 1", l.Total, l.Approved)
+		}
+		if c := checkInfo(t, l, bad.CheckID); c.LastRunStatus != checks.StatusFailed || c.LastRunError == "" || c.Mismatched != nil {
+			t.Errorf("failed check listed as status=%s error=%q mismatched=%s", c.LastRunStatus, c.LastRunError, boolp(c.Mismatched))
+		}
+		if c := checkInfo(t, l, good.CheckID); c.LastRunStatus != checks.StatusFinished || c.Mismatched == nil || !*c.Mismatched {
+			t.Errorf("orders value diff listed as status=%s mismatched=%s, want finished/true", c.LastRunStatus, boolp(c.Mismatched))
+		}
+		st := loadState(t, path)
+		if len(st.Runs) != 4 {
+			t.Errorf("state file has %d runs, want 4", len(st.Runs))
+		}
+	})
+}
+
+func TestRunCheckRecordsARun(t *testing.T) {
+	onEveryWarehouse(t, triageScenario, func(t *testing.T, e *env) {
+		path := useStateFile(t, e.session)
+		rc := callOp[checks.CreateResult](t, e.session, "create_check", map[string]any{
+			"type": "row_count_diff", "params": map[string]any{"node_names": []string{"customers"}}})
+		same := callOp[checks.CreateResult](t, e.session, "create_check", map[string]any{
+			"type": "row_count_diff", "params": map[string]any{"node_names": []string{"unrelated"}}})
+
+		run := callOp[checks.Run](t, e.session, "run_check", map[string]any{"check_id": rc.CheckID})
+		if run.ID == "" || run.Status != checks.StatusFinished || run.CheckID != rc.CheckID || run.Type != "row_count_diff" || run.TriggeredBy != checks.TriggerUser || run.FinishedAt == nil {
+			t.Fatalf("run = %+v", run)
+		}
+		var counts struct {
+			Models map[string]struct{ Base, Current *int64 } `json:"models"`
+		}
+		if err := json.Unmarshal(run.Result, &counts); err != nil {
+			t.Fatal(err)
+		}
+		if c := counts.Models["customers"]; c.Base == nil || c.Current == nil || *c.Base != 2 || *c.Current != 3 {
+			t.Errorf("stored result = %s", run.Result)
+		}
+		callOp[checks.Run](t, e.session, "run_check", map[string]any{"check_id": same.CheckID})
+
+		l := listChecks(t, e.session)
+		c := checkInfo(t, l, rc.CheckID)
+		if c.LastRunID != run.ID || c.LastRunStatus != checks.StatusFinished || c.IsChecked {
+			t.Errorf("listed = %+v", c)
+		}
+		// customers has 2 rows in base and 3 in current: the CI verdict is a mismatch.
+		if c.Mismatched == nil || !*c.Mismatched {
+			t.Errorf("row_count_diff customers 2 → 3: mismatched = %s, want true", boolp(c.Mismatched))
+		}
+		if u := checkInfo(t, l, same.CheckID); u.Mismatched == nil || *u.Mismatched {
+			t.Errorf("row_count_diff unrelated 1 → 1: mismatched = %s, want false", boolp(u.Mismatched))
+		}
+		st := loadState(t, path)
+		if len(st.Runs) != 2 || st.Runs[0].ID != run.ID || st.Checks[0].LastRunID != run.ID {
+			t.Errorf("state file runs = %+v", st.Runs)
+		}
+		if _, err := callOpErr[checks.Run](e.session, "run_check", map[string]any{"check_id": "nope"}); err == nil || !strings.Contains(err.Error(), "not found") {
+			t.Errorf("run_check of an unknown id: %v", err)
+		}
+		var b strings.Builder
+		op, _ := Default().Get("list_checks")
+		if err := op.RenderText(&b, l); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(b.String(), "2 checks, 0 approved, 0 outdated\n") || !strings.Contains(b.String(), rc.CheckID+"  row_count_diff   Row count diff of customers (finished)\n") {
+			t.Errorf("list_checks text:\n%s", b.String())
+		}
+	})
+}
+
+// TestSchemaDiffCheckVerdict: a schema_diff that finds no change is not a mismatch.
+func TestSchemaDiffCheckVerdict(t *testing.T) {
+	onEveryWarehouse(t, triageScenario, func(t *testing.T, e *env) {
+		useStateFile(t, e.session)
+		changed := callOp[checks.CreateResult](t, e.session, "create_check", map[string]any{
+			"type": "schema_diff", "params": map[string]any{"select": "v_customers"}, "run": true})
+		unchanged := callOp[checks.CreateResult](t, e.session, "create_check", map[string]any{
+			"type": "schema_diff", "params": map[string]any{"select": "orders"}, "run": true})
+		l := listChecks(t, e.session)
+		if c := checkInfo(t, l, changed.CheckID); c.Mismatched == nil || !*c.Mismatched {
+			t.Errorf("schema_diff of v_customers (age added): mismatched = %s, want true", boolp(c.Mismatched))
+		}
+		if c := checkInfo(t, l, unchanged.CheckID); c.Mismatched == nil || *c.Mismatched {
+			t.Errorf("schema_diff of orders (no column change, result %s): mismatched = %s, want false", unchanged.Run.Result, boolp(c.Mismatched))
+		}
+	})
+}
+
+func TestChecksBecomeOutdated(t *testing.T) {
+	onEveryWarehouse(t, triageScenario, func(t *testing.T, e *env) {
+		useStateFile(t, e.session)
+		never := callOp[checks.CreateResult](t, e.session, "create_check", map[string]any{
+			"type": "row_count_diff", "params": map[string]any{"node_names": []string{"orders"}}})
+		ran := callOp[checks.CreateResult](t, e.session, "create_check", map[string]any{
+			"type": "row_count_diff", "params": map[string]any{"node_names": []string{"customers"}}, "run": true})
+		if l := listChecks(t, e.session); l.Outdated != 0 {
+			t.Fatalf("fresh run outdated: %+v", l)
+		}
+		// Touch the current manifest, as a new `dbt build` would.
+		manifest := filepath.Join(e.built.Dir, "target", dbt.ManifestFile)
+		later := time.Now().Add(time.Hour)
+		if err := os.Chtimes(manifest, later, later); err != nil {
+			t.Fatal(err)
+		}
+		l := listChecks(t, e.session)
+		if l.Outdated != 1 || !checkInfo(t, l, ran.CheckID).IsOutdated {
+			t.Errorf("after touching the manifest: outdated = %d, check %+v", l.Outdated, checkInfo(t, l, ran.CheckID))
+		}
+		if checkInfo(t, l, never.CheckID).IsOutdated {
+			t.Error("a check that never ran is not outdated")
+		}
+		// Running it again makes it current.
+		callOp[checks.Run](t, e.session, "run_check", map[string]any{"check_id": ran.CheckID})
+		// The manifest is dated an hour ahead; the run started now, so it is
+		// still older. Bring the manifest back to the past.
+		earlier := time.Now().Add(-time.Hour)
+		if err := os.Chtimes(manifest, earlier, earlier); err != nil {
+			t.Fatal(err)
+		}
+		if l := listChecks(t, e.session); l.Outdated != 0 {
+			t.Errorf("after re-running: outdated = %d", l.Outdated)
+		}
+	})
+}
+
+func TestApproveDeleteReorder(t *testing.T) {
+	onEveryWarehouse(t, triageScenario, func(t *testing.T, e *env) {
+		path := useStateFile(t, e.session)
+		var ids []string
+		for _, m := range []string{"orders", "customers", "payments"} {
+			r := callOp[checks.CreateResult](t, e.session, "create_check", map[string]any{
+				"type": "row_count_diff", "params": map[string]any{"node_names": []string{m}}})
+			ids = append(ids, r.CheckID)
+		}
+		order := func() []string {
+			var out []string
+			for _, c := range listChecks(t, e.session).Checks {
+				out = append(out, c.ID)
+			}
+			return out
+		}
+		stored := func() []string {
+			var out []string
+			for _, c := range loadState(t, path).Checks {
+				out = append(out, c.ID)
+			}
+			return out
+		}
+
+		a := callOp[CheckResult](t, e.session, "approve_check", map[string]any{"check_id": ids[1]})
+		if !a.Check.IsChecked || a.Check.ID != ids[1] {
+			t.Errorf("approve = %+v", a.Check)
+		}
+		if l := listChecks(t, e.session); l.Approved != 1 || !checkInfo(t, l, ids[1]).IsChecked {
+			t.Errorf("approved count = %d", l.Approved)
+		}
+		if !loadState(t, path).Checks[1].IsChecked {
+			t.Error("approval not written to the state file")
+		}
+		u := callOp[CheckResult](t, e.session, "approve_check", map[string]any{"check_id": ids[1], "approved": false})
+		if u.Check.IsChecked || listChecks(t, e.session).Approved != 0 || loadState(t, path).Checks[1].IsChecked {
+			t.Errorf("unapprove = %+v", u.Check)
+		}
+		explicit := callOp[CheckResult](t, e.session, "approve_check", map[string]any{"check_id": ids[0], "approved": true})
+		if !explicit.Check.IsChecked {
+			t.Error("approved=true must approve")
+		}
+
+		r := callOp[CheckResult](t, e.session, "reorder_check", map[string]any{"check_id": ids[2], "index": 0})
+		if r.Check.ID != ids[2] {
+			t.Errorf("reorder returned %+v", r.Check)
+		}
+		want := []string{ids[2], ids[0], ids[1]}
+		if got := order(); !reflect.DeepEqual(got, want) {
+			t.Errorf("order after reorder = %v, want %v", got, want)
+		}
+		if got := stored(); !reflect.DeepEqual(got, want) {
+			t.Errorf("stored order = %v, want %v", got, want)
+		}
+		callOp[CheckResult](t, e.session, "reorder_check", map[string]any{"check_id": ids[2], "index": 2})
+		if got, want := order(), []string{ids[0], ids[1], ids[2]}; !reflect.DeepEqual(got, want) {
+			t.Errorf("order after moving to the end = %v, want %v", got, want)
+		}
+		if _, err := callOpErr[CheckResult](e.session, "reorder_check", map[string]any{"check_id": ids[0], "index": 3}); err == nil || !strings.Contains(err.Error(), "out of range") {
+			t.Errorf("reorder out of range: %v", err)
+		}
+
+		// A run, then delete: the check goes, its run stays in the history.
+		run := callOp[checks.Run](t, e.session, "run_check", map[string]any{"check_id": ids[1]})
+		d := callOp[DeleteResult](t, e.session, "delete_check", map[string]any{"check_id": ids[1]})
+		if !d.Deleted || d.CheckID != ids[1] {
+			t.Errorf("delete = %+v", d)
+		}
+		if got, want := order(), []string{ids[0], ids[2]}; !reflect.DeepEqual(got, want) {
+			t.Errorf("order after delete = %v, want %v", got, want)
+		}
+		st := loadState(t, path)
+		if len(st.Checks) != 2 || len(st.Runs) != 1 || st.Runs[0].ID != run.ID {
+			t.Errorf("state after delete: %d checks, runs %+v", len(st.Checks), st.Runs)
+		}
+		for _, op := range []string{"delete_check", "approve_check", "run_check"} {
+			if _, err := callOpErr[any](e.session, op, map[string]any{"check_id": ids[1]}); err == nil || !errors.Is(err, checks.ErrNotFound) {
+				t.Errorf("%s of a deleted check: %v", op, err)
+			}
+		}
+	})
+}
+
+// runIDOf returns the RunID field of a result and whether the type has one
+// (the diff results are growing it).
+func runIDOf(out any) (string, bool) {
+	v := reflect.ValueOf(out)
+	if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
+		return "", false
+	}
+	f := v.Elem().FieldByName("RunID")
+	if !f.IsValid() || f.Kind() != reflect.String {
+		return "", false
+	}
+	return f.String(), true
+}
+
+func callAny(t *testing.T, s *Session, name string, args map[string]any) any {
+	t.Helper()
+	op, _ := Default().Get(name)
+	raw, _ := json.Marshal(args)
+	out, err := op.CallJSON(context.Background(), s, raw)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return out
+}
+
+func TestRunBackedDiffsAreRecorded(t *testing.T) {
+	calls := []struct {
+		op   string
+		args map[string]any
+	}{
+		{"row_count_diff", map[string]any{"node_names": []string{"orders"}}},
+		{"value_diff", map[string]any{"model": "orders", "primary_key": "id"}},
+		{"query", map[string]any{"sql": "select count(*) as n from {{ ref('orders') }}"}},
+		{"query_diff", map[string]any{"sql": "select id, amount from {{ ref('orders') }}", "primary_keys": []string{"id"}}},
+	}
+	onEveryWarehouse(t, triageScenario, func(t *testing.T, e *env) {
+		path := useStateFile(t, e.session)
+		// No state file: the diffs run and leave no file behind.
+		for _, c := range calls {
+			out := callAny(t, e.session, c.op, c.args)
+			if id, ok := runIDOf(out); ok && id == "" {
+				// The run is recorded in memory even without a file, so a
+				// run_id may be given; it must then be a real one.
+				t.Logf("%s: no run_id without a state file", c.op)
+			}
+		}
+		if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
+			t.Fatalf("a one-off diff wrote the state file %s (%v)", path, err)
+		}
+
+		// Once a review has a state file, every run-backed diff is recorded there.
+		if err := checks.NewStateFile(path).Save(context.Background(), checks.NewState(), checks.SaveOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		before := len(loadState(t, path).Runs)
+		for i, c := range calls {
+			out := callAny(t, e.session, c.op, c.args)
+			st := loadState(t, path)
+			if len(st.Runs) != before+i+1 {
+				t.Errorf("%s: state file has %d runs, want %d", c.op, len(st.Runs), before+i+1)
+				continue
+			}
+			run := st.Runs[len(st.Runs)-1]
+			if run.Type != c.op || run.Status != checks.StatusFinished || run.CheckID != "" || run.TriggeredBy != checks.TriggerUser || len(run.Result) == 0 {
+				t.Errorf("%s: recorded run = %+v", c.op, run)
+			}
+			var params map[string]any
+			_ = json.Unmarshal(run.Params, &params)
+			for k := range c.args {
+				if _, ok := params[k]; !ok {
+					t.Errorf("%s: recorded params %s lack %s", c.op, run.Params, k)
+				}
+			}
+			if id, ok := runIDOf(out); ok {
+				if id != run.ID {
+					t.Errorf("%s: result run_id = %q, recorded run %q", c.op, id, run.ID)
+				}
+				raw, _ := json.Marshal(out)
+				if !strings.Contains(string(raw), `"run_id":"`+run.ID+`"`) {
+					t.Errorf("%s: JSON result lacks run_id: %.300s", c.op, raw)
+				}
+			} else {
+				t.Logf("%s: result type %T has no RunID field yet", c.op, out)
+			}
+		}
+
+		// An agent's ad-hoc diff is recorded as triggered by the agent.
+		op, _ := Default().Get("row_count_diff")
+		raw, _ := json.Marshal(map[string]any{"node_names": []string{"customers"}})
+		if _, err := op.CallJSON(WithAgentTrigger(context.Background()), e.session, raw); err != nil {
+			t.Fatal(err)
+		}
+		st := loadState(t, path)
+		if last := st.Runs[len(st.Runs)-1]; last.TriggeredBy != checks.TriggerAgent {
+			t.Errorf("agent diff recorded as %s", last.TriggeredBy)
+		}
+		// A failing diff is recorded as failed and still returns the error.
+		if _, err := callOpErr[any](e.session, "value_diff", map[string]any{"model": "orders", "primary_key": "no_such_column"}); err == nil {
+			t.Error("value_diff on a missing key column must fail")
+		}
+		st = loadState(t, path)
+		if last := st.Runs[len(st.Runs)-1]; last.Type != "value_diff" || last.Status != checks.StatusFailed || last.Error == "" {
+			t.Errorf("failed diff recorded as %+v", last)
+		}
+	})
+}
+
+// TestRecordedDiffKeepsErrorTypes: recording a run must not change the
+// error a caller gets (the CLI maps error types to exit codes, agents read
+// them).
+func TestRecordedDiffKeepsErrorTypes(t *testing.T) {
+	p := dbtfixture.New(t)
+	triageScenario(p)
+	b := p.MustBuild(context.Background())
+	s := NewSession(Config{Paths: b.Paths}) // no warehouse configured
+	useStateFile(t, s)
+	_, err := callOpErr[any](s, "row_count_diff", map[string]any{"node_names": []string{"orders"}})
+	if err == nil || !errors.Is(err, ErrNoWarehouse) {
+		t.Errorf("row_count_diff without a warehouse: %v (%T), want an error wrapping ErrNoWarehouse", err, err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	op, _ := Default().Get("value_diff")
+	raw, _ := json.Marshal(map[string]any{"model": "orders", "primary_key": "id"})
+	if _, err := op.CallJSON(ctx, s, raw); err == nil || !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled value_diff: %v (%T), want an error wrapping context.Canceled", err, err)
+	}
+}
+
+// TestEveryCheckTypeRuns: create_check advertises these types; each must
+// run through the registry with the params ValidateParams asks for.
+func TestEveryCheckTypeRuns(t *testing.T) {
+	onEveryWarehouse(t, triageScenario, func(t *testing.T, e *env) {
+		useStateFile(t, e.session)
+		cases := []struct {
+			typ    string
+			params map[string]any
+		}{
+			{"row_count_diff", map[string]any{"node_names": []string{"orders"}}},
+			{"schema_diff", map[string]any{"select": "orders"}},
+			{"lineage_diff", map[string]any{"select": "orders"}},
+			{"query", map[string]any{"sql_template": "select 1 as x"}},
+			{"query_diff", map[string]any{"sql_template": "select id from {{ ref('orders') }}"}},
+			{"profile_diff", map[string]any{"model": "orders"}},
+			{"value_diff", map[string]any{"model": "orders", "primary_key": "id"}},
+			{"value_diff_detail", map[string]any{"model": "orders", "primary_key": "id"}},
+			{"top_k_diff", map[string]any{"model": "orders", "column_name": "amount"}},
+			{"histogram_diff", map[string]any{"model": "orders", "column_name": "amount"}},
+		}
+		for _, c := range cases {
+			r, err := callOpErr[checks.CreateResult](e.session, "create_check", map[string]any{"type": c.typ, "params": c.params, "run": true})
+			if err != nil {
+				t.Errorf("%s: create: %v", c.typ, err)
+				continue
+			}
+			if !r.RunExecuted {
+				t.Errorf("%s: advertised check type cannot run: %s", c.typ, r.RunError)
+			}
+		}
+	})
+}
+
+func TestSummaryOperation(t *testing.T) {
+	onEveryWarehouse(t, triageScenario, func(t *testing.T, e *env) {
+		useStateFile(t, e.session)
+		// No state file: no checks section entries.
+		out := callOp[SummaryResult](t, e.session, "summary", map[string]any{"use_column_lineage": false})
+		if !strings.Contains(out.Markdown, "## Checks\n\nNo checks yet.\n") {
+			t.Errorf("summary without a state file:\n%s", out.Markdown)
+		}
+		callOp[checks.CreateResult](t, e.session, "create_check", map[string]any{
+			"type": "value_diff", "params": map[string]any{"model": "orders", "primary_key": "id"}, "name": "Orders values", "run": true})
+		callOp[checks.CreateResult](t, e.session, "create_check", map[string]any{
+			"type": "value_diff", "params": map[string]any{"model": "unrelated", "primary_key": "nope"}, "name": "Broken", "run": true})
+		callOp[checks.CreateResult](t, e.session, "create_check", map[string]any{
+			"type": "row_count_diff", "params": map[string]any{"node_names": []string{"orders"}}, "name": "Orders rows"})
+		md := callOp[SummaryResult](t, e.session, "summary", map[string]any{"use_column_lineage": false}).Markdown
+		for _, want := range []string{
+			"| customers | modified | 2 → 3 (▲ 50%) | unchanged | confirmed | 1 |\n",
+			"| orders | modified | 2 → 3 (▲ 50%) | unchanged | confirmed | 2 |\n",
+			"| payments | modified | 2 → 2 | unchanged | confirmed | 2 |\n",
+			"| v_customers | modified | 1 → 1 | added `age` | potential | N/A |\n",
+			"| order_ids | downstream | 2 → 2 | unchanged | none | 0 |\n",
+			"| check | type | result | approved |\n|---|---|---|---|\n" +
+				"| Broken | value_diff | ❌ failed |  |\n" +
+				"| Orders values | value_diff | ⚠️ mismatch |  |\n" +
+				"| Orders rows | row_count_diff | never run |  |\n",
+			`["customers<br/><small>Code · Row count ▲ 50%</small>"]`,
+			`["v_customers<br/><small>Code · Schema</small>"]`,
+		} {
+			if !strings.Contains(md, want) {
+				t.Errorf("summary lacks %q:\n%s", want, md)
+			}
+		}
+		if strings.HasSuffix(t.Name(), "/duckdb") {
+			goldenFile(t, "summary_triage.md", normaliseTimestamps(md))
+		}
+		// The text form is the Markdown itself.
+		var b strings.Builder
+		op, _ := Default().Get("summary")
+		if err := op.RenderText(&b, &SummaryResult{Markdown: md}); err != nil || b.String() != md {
+			t.Errorf("summary text output differs from the markdown (%v)", err)
+		}
+	})
+}
+
+// TestSummaryUnmeasurable: a model whose table is gone says why, never 0.
+func TestSummaryUnmeasurable(t *testing.T) {
+	onEveryWarehouse(t, triageScenario, func(t *testing.T, e *env) {
+		e.drop(dbtfixture.Current, "payments")
+		md := callOp[SummaryResult](t, e.session, "summary", map[string]any{"use_column_lineage": false}).Markdown
+		if !strings.Contains(md, "| payments | modified | 2 → N/A (table_not_found) | ") {
+			t.Errorf("payments row:\n%s", md)
+		}
+		if !strings.Contains(md, `["payments<br/><small>Code · Row count N/A (table_not_found)</small>"]`) {
+			t.Errorf("payments graph note:\n%s", md)
+		}
+		for _, line := range strings.Split(md, "\n") {
+			if strings.HasPrefix(line, "| payments |") && (strings.Contains(line, "→ 0") || strings.Contains(line, "| 0 |")) {
+				t.Errorf("payments shows a 0: %s", line)
+			}
+		}
+		if !strings.Contains(md, "<summary>Steps that could not run</summary>") || !regexp.MustCompile(`(?m)^- \S+ payments: `).MatchString(md) {
+			t.Errorf("the failed steps must be listed:\n%s", md)
+		}
+	})
+}
+
+func TestRenderLineageMermaidOperation(t *testing.T) {
+	onEveryWarehouse(t, triageScenario, func(t *testing.T, e *env) {
+		a := callOp[impact.MermaidResult](t, e.session, "render_lineage_mermaid", map[string]any{})
+		b := callOp[impact.MermaidResult](t, e.session, "render_lineage_mermaid", map[string]any{})
+		if a.Mermaid != b.Mermaid {
+			t.Fatalf("two calls differ:\n%s\n---\n%s", a.Mermaid, b.Mermaid)
+		}
+		// state:modified+: the 4 modified models, their 2 children; not unrelated.
+		if a.NodeCount != 6 || a.Truncated || a.EdgeCount != 2 {
+			t.Errorf("nodes=%d edges=%d truncated=%v\n%s", a.NodeCount, a.EdgeCount, a.Truncated, a.Mermaid)
+		}
+		for _, want := range []string{
+			"  n0[\"customers<br/><small>Code</small>\"]\n",
+			"  n1[\"orders<br/><small>Code</small>\"]\n",
+			"  n2[\"payments<br/><small>Code</small>\"]\n",
+			"  n3[\"v_customers<br/><small>Code · Schema</small>\"]\n",
+			"  class n4 impacted\n",
+			"  class n5 impacted\n",
+		} {
+			if !strings.Contains(a.Mermaid, want) {
+				t.Errorf("diagram lacks %q:\n%s", want, a.Mermaid)
+			}
+		}
+		if strings.Contains(a.Mermaid, "unrelated") {
+			t.Errorf("unrelated is not impacted:\n%s", a.Mermaid)
+		}
+		if strings.HasSuffix(t.Name(), "/duckdb") {
+			goldenFile(t, "mermaid_triage.mmd", a.Mermaid)
+		}
+		sel := callOp[impact.MermaidResult](t, e.session, "render_lineage_mermaid", map[string]any{"select": "orders+"})
+		if sel.NodeCount != 2 || !strings.Contains(sel.Mermaid, `"order_ids"`) || strings.Contains(sel.Mermaid, `"customers`) {
+			t.Errorf("select orders+:\n%s", sel.Mermaid)
+		}
+		small := callOp[impact.MermaidResult](t, e.session, "render_lineage_mermaid", map[string]any{"max_chars": 600})
+		if !small.Truncated || small.OmittedNodes == 0 || len(small.Mermaid) > 600 || !strings.Contains(small.Mermaid, "%% truncated: ") {
+			t.Errorf("max_chars 600: truncated=%v omitted=%d len=%d\n%s", small.Truncated, small.OmittedNodes, len(small.Mermaid), small.Mermaid)
+		}
+	})
+}
+
+var timestampRE = regexp.MustCompile(`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z?`)
+
+func normaliseTimestamps(s string) string { return timestampRE.ReplaceAllString(s, "<TIMESTAMP>") }
+
+func goldenFile(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./internal/ops -update)", err)
+	}
+	if string(want) != got {
+		t.Errorf("%s is out of date (check the change, then go test ./internal/ops -update):\n--- got ---\n%s\n--- want ---\n%s", path, got, want)
+	}
+}
