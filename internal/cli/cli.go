@@ -133,7 +133,9 @@ func NewRootCmd(ios IOStreams) *cobra.Command {
 
 	reg := ops.Default()
 	for _, op := range reg.Ops() {
-		root.AddCommand(opCommand(g, ios, op))
+		if !op.CustomCLI {
+			root.AddCommand(opCommand(g, ios, op))
+		}
 	}
 	for _, extra := range extraCommands {
 		root.AddCommand(extra(g, ios, reg))

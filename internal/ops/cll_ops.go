@@ -248,7 +248,7 @@ func addCLLOps(r *Registry) {
 			}
 			return pl.Impact(start), nil
 		}, nil)
-	Add(r, Spec{Name: "sql_lineage", Title: "SQL lineage",
+	Add(r, Spec{Name: "sql_lineage", Title: "SQL lineage", CustomCLI: true,
 		Description: "Column lineage of one SQL query against given upstream schemas, without a dbt project: per output column its deps (table.column) and kind, " +
 			"and the row-shaping deps. The CLI form reads files: ripple sql-lineage --dialect D --schema S.json --sql Q.sql --json."},
 		func(ctx context.Context, s *Session, in *SQLLineageInput) (*SQLLineageResult, error) {

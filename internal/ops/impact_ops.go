@@ -148,8 +148,11 @@ func renderImpact(w io.Writer, out *impact.Result) error {
 		}
 		fmt.Fprintf(w, "%-28s %-11s %-11s %-22s %-10s %s\n", m.Name, change, m.DataImpact, rows, affected, next)
 	}
-	for _, n := range out.NotImpactedByColumnLineage {
-		fmt.Fprintf(w, "%-28s %-11s %-11s %s\n", n.Name, "downstream", "not impacted", n.Reason)
+	if len(out.NotImpactedByColumnLineage) > 0 {
+		fmt.Fprintln(w, "\nNot impacted, by column lineage (they read none of the changed columns):")
+		for _, n := range out.NotImpactedByColumnLineage {
+			fmt.Fprintf(w, "  %-26s reads %s\n", n.Name, strings.Join(n.Reads, ", "))
+		}
 	}
 	for _, e := range out.Errors {
 		fmt.Fprintf(w, "error in %s %s: %s\n", e.Step, e.Model, e.Message)

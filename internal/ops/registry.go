@@ -39,6 +39,9 @@ type Spec struct {
 	// RunBacked operations are recorded as runs in the checks state and
 	// their result carries the run_id.
 	RunBacked bool
+	// CustomCLI operations have a hand-written CLI command (e.g. one that
+	// reads its inputs from files); the generated one is skipped.
+	CustomCLI bool
 	// Positional names the input field that CLI positional arguments fill
 	// (a string or []string field), if any.
 	Positional string

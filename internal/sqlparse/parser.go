@@ -900,6 +900,8 @@ func (p *parser) parseTablePrimary() TableExpr {
 		tr := &TableRef{Name: Name{Parts: []string{t.Text}, Quoted: 1, Pos: t.Pos}, Pos: t.Pos}
 		p.parseTableAlias(&tr.Alias, &tr.ColAliases)
 		te = tr
+	case t.Kind == Ident && reserved[t.Upper()]:
+		p.fail("expected a table, found keyword %s", t.Upper())
 	case isIdentTok(t):
 		n := p.parseNameOpt(p.d.Name == "bigquery" || p.d.Name == "generic")
 		if p.isOp("(") {
@@ -1485,6 +1487,27 @@ func (p *parser) parseType() string {
 	return b.String()
 }
 
+// skipAngles skips a <...> type parameter list (nested, with >> closing two).
+func (p *parser) skipAngles() {
+	depth := 0
+	for {
+		u := p.advance()
+		switch {
+		case u.Kind == EOF:
+			p.failAt(u, "unterminated type parameter list")
+		case u.Kind == Op && u.Text == "<":
+			depth++
+		case u.Kind == Op && u.Text == ">":
+			depth--
+		case u.Kind == Op && (u.Text == ">>" || u.Text == "->>"):
+			depth -= 2
+		}
+		if depth <= 0 {
+			return
+		}
+	}
+}
+
 func joinTokens(ts []Token) string {
 	var b strings.Builder
 	for _, t := range ts {
@@ -1637,8 +1660,7 @@ func (p *parser) parsePrimary() Expr {
 			}
 			if nt.Kind == Op && nt.Text == "<" {
 				p.i++
-				p.i-- // reuse parseType for ARRAY<...>
-				p.parseType()
+				p.skipAngles()
 				if p.isOp("[") {
 					return p.parsePrimary()
 				}
@@ -1653,7 +1675,8 @@ func (p *parser) parsePrimary() Expr {
 		case "STRUCT":
 			nt := p.peekN(1)
 			if nt.Kind == Op && nt.Text == "<" {
-				p.parseType()
+				p.i++
+				p.skipAngles()
 				if p.isOp("(") {
 					f := p.parseFuncCall(Name{Parts: []string{"STRUCT"}})
 					return &List{Kind: "STRUCT", Items: f.Args}
@@ -1663,11 +1686,7 @@ func (p *parser) parsePrimary() Expr {
 			if nt.Kind == Op && nt.Text == "(" {
 				p.i++
 				f := p.parseFuncCall(Name{Parts: []string{"STRUCT"}, Pos: t.Pos})
-				l := &List{Kind: "STRUCT"}
-				for _, a := range f.Args {
-					l.Items = append(l.Items, a)
-				}
-				return l
+				return &List{Kind: "STRUCT", Items: f.Args}
 			}
 		case "LAMBDA":
 			if isIdentTok(p.peekN(1)) {

@@ -1,0 +1,366 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ripple-data/ripple/internal/checks"
+	"github.com/ripple-data/ripple/internal/dbtfixture"
+)
+
+// dataOnly changes the rows of one table and no column anywhere.
+func dataOnly(p *dbtfixture.Project) {
+	p.Table("customers", []string{"id INTEGER", "name VARCHAR"},
+		dbtfixture.Rows{{1, "Alice"}, {2, "Bob"}},
+		dbtfixture.Rows{{1, "Alice"}, {2, "Bob"}, {3, "Carol"}}).Tests(dbtfixture.Unique("id"))
+	p.Table("unrelated", []string{"x INTEGER"}, dbtfixture.Rows{{1}}, dbtfixture.Rows{{1}})
+}
+
+// noChange has identical builds.
+func noChange(p *dbtfixture.Project) {
+	p.Table("customers", []string{"id INTEGER", "name VARCHAR"},
+		dbtfixture.Rows{{1, "Alice"}, {2, "Bob"}}, dbtfixture.Rows{{1, "Alice"}, {2, "Bob"}})
+	v := "select id from {{ ref('customers') }}"
+	p.Model("customer_ids", dbtfixture.View, v, v)
+}
+
+type project struct {
+	built *dbtfixture.Built
+	state string
+}
+
+func build(t *testing.T, scenario func(*dbtfixture.Project)) *project {
+	t.Helper()
+	p := dbtfixture.New(t)
+	scenario(p)
+	b := p.MustBuild(context.Background())
+	return &project{built: b, state: filepath.Join(t.TempDir(), "ripple_state.json")}
+}
+
+type result struct {
+	code     int
+	out, err string
+}
+
+// ripple runs the CLI in-process on the project.
+func (p *project) ripple(t *testing.T, args ...string) result {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	all := append([]string{args[0], "--project-dir", p.built.Dir, "--duckdb", p.built.DBPath, "--state-file", p.state}, args[1:]...)
+	code := Run(context.Background(), all, IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
+	return result{code: code, out: out.String(), err: errOut.String()}
+}
+
+func decodeReport(t *testing.T, r result) *RunReport {
+	t.Helper()
+	var rep RunReport
+	if err := json.Unmarshal([]byte(r.out), &rep); err != nil {
+		t.Fatalf("stdout is not a run report (%v):\n%s\nstderr:\n%s", err, r.out, r.err)
+	}
+	return &rep
+}
+
+func reportCheck(t *testing.T, rep *RunReport, name string) RunReportCheck {
+	t.Helper()
+	for _, c := range rep.Checks {
+		if c.Name == name {
+			return c
+		}
+	}
+	t.Fatalf("no check %q in %+v", name, rep.Checks)
+	return RunReportCheck{}
+}
+
+func loadState(t *testing.T, path string) *checks.State {
+	t.Helper()
+	st, err := checks.NewStateFile(path).Load(context.Background())
+	if err != nil {
+		t.Fatalf("state file: %v", err)
+	}
+	return st
+}
+
+func TestRunCreatesDefaultsAndFailsOnMismatch(t *testing.T) {
+	p := build(t, dataOnly)
+	summary := filepath.Join(t.TempDir(), "summary.md")
+	cfg := filepath.Join(p.built.Dir, "ripple.yml")
+	if _, err := os.Stat(cfg); !os.IsNotExist(err) {
+		t.Fatalf("fixture already has ripple.yml: %v", err)
+	}
+	r := p.ripple(t, "run", "--json", "--summary", summary)
+	if r.code != 1 {
+		t.Errorf("exit code = %d, want 1 (a row count changed)\nstdout:\n%s\nstderr:\n%s", r.code, r.out, r.err)
+	}
+	data, err := os.ReadFile(cfg)
+	if err != nil || string(data) != checks.DefaultConfig {
+		t.Fatalf("ripple.yml not written with the defaults (%v):\n%s", err, data)
+	}
+	if !strings.Contains(r.err, "wrote default preset checks to "+cfg+"\n") {
+		t.Errorf("stderr must say the defaults were written:\n%s", r.err)
+	}
+	rep := decodeReport(t, r)
+	if rep.ExitCode != 1 || rep.StateFile != p.state || rep.Summary != summary || len(rep.Checks) != 2 {
+		t.Errorf("report = %+v", rep)
+	}
+	rc := reportCheck(t, rep, "Row count diff")
+	if rc.Type != "row_count_diff" || rc.Status != "finished" || rc.RunID == "" || rc.CheckID == "" || rc.Error != "" {
+		t.Errorf("row count check = %+v", rc)
+	}
+	// customers: 2 rows in base, 3 in current.
+	if !rc.Mismatched {
+		t.Errorf("Row count diff of customers 2 → 3 must be a mismatch: %+v", rc)
+	}
+	sc := reportCheck(t, rep, "Schema diff")
+	if sc.Type != "schema_diff" || sc.Status != "finished" {
+		t.Errorf("schema check = %+v", sc)
+	}
+	// No column changed anywhere.
+	if sc.Mismatched {
+		t.Errorf("Schema diff without any column change must not be a mismatch: %+v", sc)
+	}
+	if rep.Passed != 1 || rep.Mismatched != 1 || rep.Failed != 0 {
+		t.Errorf("passed/mismatched/failed = %d/%d/%d, want 1/1/0", rep.Passed, rep.Mismatched, rep.Failed)
+	}
+
+	st := loadState(t, p.state)
+	if len(st.Checks) != 2 || len(st.Runs) != 2 {
+		t.Fatalf("state file: %d checks, %d runs; want 2, 2", len(st.Checks), len(st.Runs))
+	}
+	for i, name := range []string{"Row count diff", "Schema diff"} {
+		c := st.Checks[i]
+		if c.Name != name || !c.IsPreset || c.IsChecked || c.LastRunID == "" {
+			t.Errorf("stored check %d = %+v", i, c)
+		}
+	}
+	for _, run := range st.Runs {
+		if run.Status != checks.StatusFinished || run.TriggeredBy != checks.TriggerUser || run.CheckID == "" {
+			t.Errorf("stored run = %s %s %s", run.Type, run.Status, run.TriggeredBy)
+		}
+	}
+
+	md, err := os.ReadFile(summary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"# Ripple summary\n",
+		"| customers | modified | 2 → 3 (▲ 50%) | unchanged | confirmed | 1 |\n",
+		"| Row count diff | row_count_diff | ⚠️ mismatch |  |\n",
+		"| Schema diff | schema_diff | ✅ match |  |\n",
+	} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("summary lacks %q:\n%s", want, md)
+		}
+	}
+
+	// A second run reuses the preset checks and adds runs.
+	r = p.ripple(t, "run", "--fail-on-mismatch=false")
+	if r.code != 0 {
+		t.Errorf("--fail-on-mismatch=false: exit code %d, want 0\n%s%s", r.code, r.out, r.err)
+	}
+	if !strings.HasSuffix(r.out, "1 passed, 1 mismatched, 0 failed\n") || !strings.Contains(r.out, "≠ Row count diff") {
+		t.Errorf("text report:\n%s", r.out)
+	}
+	if strings.Contains(r.err, "wrote default preset checks") {
+		t.Error("an existing ripple.yml must not be rewritten")
+	}
+	st = loadState(t, p.state)
+	if len(st.Checks) != 2 || len(st.Runs) != 4 {
+		t.Errorf("after a second run: %d checks, %d runs; want 2, 4", len(st.Checks), len(st.Runs))
+	}
+}
+
+func TestRunWithoutChangesPasses(t *testing.T) {
+	p := build(t, noChange)
+	r := p.ripple(t, "run", "--json")
+	rep := decodeReport(t, r)
+	if r.code != 0 || rep.Passed != 2 || rep.Mismatched != 0 || rep.Failed != 0 {
+		t.Errorf("identical builds: exit %d, report %+v\nstderr:\n%s", r.code, rep, r.err)
+	}
+}
+
+func TestRunFailedCheckExitsOne(t *testing.T) {
+	p := build(t, noChange)
+	yml := "checks:\n  - name: Broken\n    type: value_diff\n    params:\n      model: customers\n      primary_key: no_such_column\n"
+	if err := os.WriteFile(filepath.Join(p.built.Dir, "ripple.yml"), []byte(yml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := p.ripple(t, "run", "--json", "--fail-on-mismatch=false")
+	rep := decodeReport(t, r)
+	if r.code != 1 || rep.Failed != 1 || len(rep.Checks) != 1 || rep.Checks[0].Status != "failed" || rep.Checks[0].Error == "" {
+		t.Errorf("failing check: exit %d, report %+v", r.code, rep)
+	}
+}
+
+func TestRunInvalidConfig(t *testing.T) {
+	p := build(t, dataOnly)
+	yml := "checks:\n" +
+		"  - name: Rows\n" +
+		"    type: row_count_diff\n" +
+		"    params:\n" +
+		"      select: customers\n" +
+		"  - name: Bad\n" +
+		"    type: no_such_diff\n" +
+		"    params: {}\n"
+	if err := os.WriteFile(filepath.Join(p.built.Dir, "ripple.yml"), []byte(yml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := p.ripple(t, "run")
+	if r.code != 2 {
+		t.Errorf("exit code = %d, want 2\n%s", r.code, r.err)
+	}
+	want := filepath.Join(p.built.Dir, "ripple.yml") + `:7: checks[1] "Bad" field type: unknown check type "no_such_diff"`
+	if !strings.Contains(r.err, want) {
+		t.Errorf("stderr must point at the bad entry (%s):\n%s", want, r.err)
+	}
+	if _, err := os.Stat(p.state); !os.IsNotExist(err) {
+		t.Errorf("a configuration error must not write the state file (%v)", err)
+	}
+
+	// A bad parameter points at its line too.
+	yml = "checks:\n  - name: Values\n    type: value_diff\n    params:\n      model: customers\n"
+	if err := os.WriteFile(filepath.Join(p.built.Dir, "ripple.yml"), []byte(yml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r = p.ripple(t, "run")
+	if r.code != 2 || !strings.Contains(r.err, `checks[0] "Values" field params: value_diff: param "primary_key" is required`) {
+		t.Errorf("missing primary_key: exit %d\n%s", r.code, r.err)
+	}
+}
+
+func TestRunNoPresets(t *testing.T) {
+	p := build(t, dataOnly)
+	r := p.ripple(t, "run", "--no-presets")
+	if r.code != 0 || r.out != "0 passed, 0 mismatched, 0 failed\n" {
+		t.Errorf("--no-presets on an empty state: exit %d\n%s%s", r.code, r.out, r.err)
+	}
+	if _, err := os.Stat(filepath.Join(p.built.Dir, "ripple.yml")); !os.IsNotExist(err) {
+		t.Errorf("--no-presets must not write ripple.yml (%v)", err)
+	}
+	if _, err := os.Stat(p.state); err != nil {
+		t.Errorf("the state file must be written: %v", err)
+	}
+}
+
+func TestRunWithoutArtifacts(t *testing.T) {
+	p := build(t, dataOnly)
+	if err := os.RemoveAll(filepath.Join(p.built.Dir, "target")); err != nil {
+		t.Fatal(err)
+	}
+	if r := p.ripple(t, "run"); r.code != 2 || !strings.HasPrefix(r.err, "error: ") {
+		t.Errorf("no current artifacts: exit %d, stderr %q", r.code, r.err)
+	}
+}
+
+func checkBaseJSON(t *testing.T, r result) BaseStatus {
+	t.Helper()
+	var st BaseStatus
+	if err := json.Unmarshal([]byte(r.out), &st); err != nil {
+		t.Fatalf("check-base output (%v):\n%s\n%s", err, r.out, r.err)
+	}
+	return st
+}
+
+func TestCheckBase(t *testing.T) {
+	p := build(t, dataOnly)
+
+	r := p.ripple(t, "check-base", "--json")
+	st := checkBaseJSON(t, r)
+	if r.code != 0 || st.Status != "fresh" || st.ExitCode != 0 || st.GeneratedAt == "" || st.Path != filepath.Join(p.built.Dir, "target-base") || st.BaseCommit != "" {
+		t.Errorf("fresh base: exit %d, %+v", r.code, st)
+	}
+	if r := p.ripple(t, "check-base"); r.code != 0 || !strings.HasPrefix(r.out, "fresh: ") {
+		t.Errorf("text: exit %d %q", r.code, r.out)
+	}
+
+	r = p.ripple(t, "check-base", "--json", "--max-age", "1ns")
+	st = checkBaseJSON(t, r)
+	if r.code != 1 || st.Status != "stale" || st.ExitCode != 1 || !strings.Contains(st.Reason, "limit 1ns") || !strings.Contains(st.Reason, "dbt docs generate --target-path target-base") {
+		t.Errorf("--max-age 1ns: exit %d, %+v", r.code, st)
+	}
+
+	if err := os.RemoveAll(filepath.Join(p.built.Dir, "target-base")); err != nil {
+		t.Fatal(err)
+	}
+	r = p.ripple(t, "check-base", "--json")
+	st = checkBaseJSON(t, r)
+	if r.code != 2 || st.Status != "missing" || st.ExitCode != 2 || st.Reason == "" {
+		t.Errorf("missing base: exit %d, %+v", r.code, st)
+	}
+}
+
+func git(t *testing.T, dir string, date time.Time, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=Ripple Test", "-c", "user.email=test@example.com", "-c", "commit.gpgsign=false"}, args...)...)
+	d := date.Format(time.RFC3339)
+	cmd.Env = append(os.Environ(), "GIT_AUTHOR_DATE="+d, "GIT_COMMITTER_DATE="+d, "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// TestCheckBaseMergeBase: the base artifacts must be newer than the newest
+// commit of the base branch that this branch contains.
+func TestCheckBaseMergeBase(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("git is required")
+		}
+		t.Skip("git not installed")
+	}
+	p := build(t, dataOnly)
+	dir := p.built.Dir
+	git(t, dir, time.Now(), "init", "-q", "-b", "main")
+	git(t, dir, time.Now().Add(-48*time.Hour), "commit", "-q", "--allow-empty", "-m", "old base")
+	old := git(t, dir, time.Now(), "rev-parse", "HEAD")
+
+	r := p.ripple(t, "check-base", "--json")
+	st := checkBaseJSON(t, r)
+	if r.code != 0 || st.Status != "fresh" || st.BaseCommit != old {
+		t.Errorf("base commit older than the artifacts: exit %d, %+v", r.code, st)
+	}
+
+	// A feature branch off main; main then gets a commit newer than the
+	// base artifacts, and the branch merges it.
+	git(t, dir, time.Now(), "checkout", "-q", "-b", "feature")
+	git(t, dir, time.Now(), "checkout", "-q", "main")
+	git(t, dir, time.Now().Add(time.Hour), "commit", "-q", "--allow-empty", "-m", "newer on main")
+	newer := git(t, dir, time.Now(), "rev-parse", "HEAD")
+	git(t, dir, time.Now(), "checkout", "-q", "feature")
+
+	// Not merged yet: the merge base is still the old commit.
+	if r := p.ripple(t, "check-base", "--json"); r.code != 0 || checkBaseJSON(t, r).BaseCommit != old {
+		t.Errorf("feature without the new main commit: exit %d\n%s", r.code, r.out)
+	}
+	git(t, dir, time.Now().Add(time.Hour), "merge", "-q", "--no-edit", "main")
+	r = p.ripple(t, "check-base", "--json")
+	st = checkBaseJSON(t, r)
+	if r.code != 1 || st.Status != "stale" || st.BaseCommit != newer || !strings.Contains(st.Reason, "main has commit "+newer[:12]) {
+		t.Errorf("main has a newer commit: exit %d, %+v", r.code, st)
+	}
+	// Another base branch that does not exist: no git rule applies.
+	if r := p.ripple(t, "check-base", "--json", "--base-branch", "no-such-branch"); r.code != 0 || checkBaseJSON(t, r).BaseCommit != "" {
+		t.Errorf("unknown base branch: exit %d\n%s", r.code, r.out)
+	}
+}
+
+var ansi = regexp.MustCompile(`\x1b\[[0-9;]*m`)
+
+// TestRunTextHasNoANSI: the text report goes to CI logs and PR comments.
+func TestRunTextHasNoANSI(t *testing.T) {
+	p := build(t, noChange)
+	r := p.ripple(t, "run")
+	if ansi.MatchString(r.out) || ansi.MatchString(r.err) {
+		t.Errorf("escape codes in output:\n%q\n%q", r.out, r.err)
+	}
+}
