@@ -64,6 +64,9 @@ func TestRealProjects(t *testing.T) {
 		for id, ml := range pl.Models {
 			total++
 			unmatched += len(ml.Unmatched)
+			if len(ml.Unmatched) > 0 {
+				t.Logf("  unmatched in %s: %v", id, ml.Unmatched)
+			}
 			for _, c := range ml.Columns {
 				for _, d := range c.Deps {
 					edges++

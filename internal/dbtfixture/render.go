@@ -124,11 +124,10 @@ type refSpec struct {
 
 // rendered is the compiled form of a node on one side.
 type rendered struct {
-	compiled   string
-	refs       []refSpec
-	sources    [][2]string
-	macros     []string // macro names of the root project, in first-use order
-	ephemerals []string // unique ids of ephemeral nodes referenced directly
+	compiled string
+	refs     []refSpec
+	sources  [][2]string
+	macros   []string // macro names of the root project, in first-use order
 }
 
 // resolver turns refs and sources into relation text for one side.

@@ -486,7 +486,7 @@ func TestUpperCaseColumnsDuckDB(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, sql := range []string{valueDiffSQL(p), preflightSQL(p, Base), valueDiffDetailSQL(p)} {
+	for _, sql := range []string{valueDiffSQL(p), keyCheckSQL(p.dialect, p.baseRel, p.keyCols(Base)), valueDiffDetailSQL(p)} {
 		if !strings.Contains(sql, `"CUSTOMER_ID"`) || strings.Contains(sql, `"customer_id"`) {
 			t.Fatalf("SQL does not quote the physical name:\n%s", sql)
 		}

@@ -207,25 +207,22 @@ func keyCheckSQL(d sqlDialect, rel string, keys []string) string {
 		"FROM (SELECT " + kl + ", COUNT(*) AS ripple_n FROM " + rel + " GROUP BY " + kl + ") ripple_k"
 }
 
-// preflightSQL checks one side's key and computes the means of its numeric
-// columns in one statement: duplicate_keys, null_keys, then one mean per
-// numeric non-key column in plan order.
-func preflightSQL(p *diffPlan, s Side) string {
+// sideStatsSQL counts each side's rows and averages its numeric columns in
+// one statement: base_rows, current_rows, then per numeric non-key column
+// (plan order) base_mean and current_mean. It reads only those columns.
+func sideStatsSQL(p *diffPlan) string {
 	d := p.dialect
-	rel := p.rel(s)
-	keys := p.keyCols(s)
-	var means []string
-	for i, c := range p.cols {
-		if c.Key || !c.Kind.numeric() {
-			continue
+	side := func(s Side, prefix string) string {
+		sel := []string{"COUNT(*) AS " + prefix + "_rows"}
+		for i, c := range p.cols {
+			if c.Key || !c.Kind.numeric() {
+				continue
+			}
+			sel = append(sel, "AVG("+d.CastToFloat(d.q(c.phys(s)))+") AS "+prefix+"_mean_"+strconv.Itoa(i))
 		}
-		means = append(means, "AVG("+d.CastToFloat(d.q(c.phys(s)))+") AS mean_"+strconv.Itoa(i))
+		return "SELECT " + strings.Join(sel, ", ") + " FROM " + p.rel(s)
 	}
-	if len(means) == 0 {
-		return keyCheckSQL(d, rel, keys)
-	}
-	return "SELECT ripple_k.*, ripple_m.*\nFROM (\n" + keyCheckSQL(d, rel, keys) + "\n) ripple_k\nCROSS JOIN (\nSELECT " +
-		strings.Join(means, ", ") + " FROM " + rel + "\n) ripple_m"
+	return "SELECT ripple_b.*, ripple_c.*\nFROM (\n" + side(Base, "base") + "\n) ripple_b\nCROSS JOIN (\n" + side(Current, "current") + "\n) ripple_c"
 }
 
 func (p *diffPlan) rel(s Side) string {
@@ -268,45 +265,32 @@ func nullKeysSQL(d sqlDialect, rel string, keys []string) string {
 	return "SELECT * FROM " + rel + " WHERE " + strings.Join(nulls, " OR ")
 }
 
-// preflight fails unless the key is unique and not NULL on both sides, and
-// returns each side's means of the numeric columns keyed by plan index.
-func (e Env) preflight(ctx context.Context, p *diffPlan) (map[Side]map[int]*float64, error) {
-	means := map[Side]map[int]*float64{}
+// verifyKeys fails unless the key is unique and not NULL on both sides,
+// naming the side and giving the SQL that shows the offending rows.
+func (e Env) verifyKeys(ctx context.Context, p *diffPlan) error {
 	for _, s := range []Side{Base, Current} {
 		rel := p.rel(s)
 		keys := p.keyCols(s)
-		r, err := e.Conn.Query(ctx, preflightSQL(p, s), warehouse.QueryOptions{Limit: 1})
+		r, err := e.Conn.Query(ctx, keyCheckSQL(p.dialect, rel, keys), warehouse.QueryOptions{Limit: 1})
 		if err != nil {
-			return nil, e.wrapErr(fmt.Sprintf("checking the primary key of %s in the %s environment", rel, s), err)
+			return e.wrapErr(fmt.Sprintf("checking the primary key of %s in the %s environment", rel, s), err)
 		}
 		row, err := one(r)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		dup, nulls := toInt(row[0]), toInt(row[1])
 		keyDesc := strings.Join(keys, ", ")
 		if nulls > 0 {
-			return nil, fmt.Errorf("invalid primary key %q: %d rows of %s in the %s environment have a NULL key; choose key columns that are never NULL (check with: %s)",
+			return fmt.Errorf("invalid primary key %q: %d rows of %s in the %s environment have a NULL key; choose key columns that are never NULL (check with: %s)",
 				keyDesc, nulls, rel, s, nullKeysSQL(p.dialect, rel, keys))
 		}
 		if dup > 0 {
-			return nil, fmt.Errorf("invalid primary key %q: %d key values occur more than once in %s in the %s environment; the key must be unique (check with: %s)",
+			return fmt.Errorf("invalid primary key %q: %d key values occur more than once in %s in the %s environment; the key must be unique (check with: %s)",
 				keyDesc, dup, rel, s, duplicateKeysSQL(p.dialect, rel, keys))
 		}
-		m := map[int]*float64{}
-		j := 2
-		for i, c := range p.cols {
-			if c.Key || !c.Kind.numeric() {
-				continue
-			}
-			if j < len(row) {
-				m[i] = floatPtr(row[j])
-			}
-			j++
-		}
-		means[s] = m
 	}
-	return means, nil
+	return nil
 }
 
 // codesPerWord is how many columns share one packed comparison code: two
@@ -317,23 +301,51 @@ const codesPerWord = 13
 // comparison: cast to text when the two sides' types are not comparable.
 func compareExprs(d sqlDialect, c diffColumn, bAlias, cAlias string) (string, string) {
 	b, cur := d.qual(bAlias, c.Base), d.qual(cAlias, c.Current)
-	if c.Kind == kindOther && c.typeMismatch {
+	if c.typeMismatch {
 		return d.CastToString(b), d.CastToString(cur)
 	}
 	return b, cur
 }
 
+// Positions of the fixed outputs of valueDiffSQL.
+const (
+	vdTotal = iota
+	vdAdded
+	vdRemoved
+	vdChanged
+	vdBaseSeen
+	vdCurrentSeen
+	vdBaseNullKeys
+	vdCurrentNullKeys
+	vdBaseDupKeys
+	vdCurrentDupKeys
+	vdFixed
+)
+
 // valueDiffSQL compares every column in a single pass over a FULL OUTER
-// JOIN on the key. Each joined row gets a side (0 both, 1 only current, 2
-// only base) and, per compared column, a NULL-safe comparison code (0 equal,
-// 1 different, 2 NULL only in base, 3 NULL only in current) packed into
-// BIGINT words; the rows are grouped by those few values and the groups are
-// decoded into per-column counts. Output columns, by position: total, added,
-// removed, changed, then per non-key column mismatched, null_in_base_only,
+// JOIN on the key, and verifies the key in the same pass.
+//
+// Each joined row gets a side (0 in both, 1 only in current, 2 only in base)
+// and, when in both, a NULL-safe comparison code per column (0 equal, 1
+// different, 2 NULL only in base, 3 NULL only in current) packed into BIGINT
+// words; rows in one side only keep their key. Grouping by those values
+// collapses the matched rows into a handful of groups and leaves one group
+// per unmatched key, which the outer SELECT decodes into counts.
+//
+// Key verification without a separate scan: a NULL key never matches, so
+// NULL keys show up as unmatched groups; a duplicated unmatched key is an
+// unmatched group with more than one row; a duplicated matched key fans the
+// join out, so the rows seen per side (base_seen, current_seen) exceed the
+// side's row count (from sideStatsSQL).
+//
+// Output columns, by position: total, added, removed, changed, base_seen,
+// current_seen, base_null_keys, current_null_keys, base_dup_keys,
+// current_dup_keys, then per non-key column mismatched, null_in_base_only,
 // null_in_current_only.
 func valueDiffSQL(p *diffPlan) string {
 	d := p.dialect
-	var bsel, csel, on []string
+	bsel, csel := []string{"1 AS ripple_in"}, []string{"1 AS ripple_in"}
+	var on []string
 	for _, c := range p.cols {
 		bsel = append(bsel, d.q(c.Base))
 		csel = append(csel, d.q(c.Current))
@@ -342,7 +354,8 @@ func valueDiffSQL(p *diffPlan) string {
 		b, c := compareExprs(d, k, "b", "c")
 		on = append(on, b+" = "+c)
 	}
-	side := "CASE WHEN " + d.qual("b", p.keys[0].Base) + " IS NULL THEN 1 WHEN " + d.qual("c", p.keys[0].Current) + " IS NULL THEN 2 ELSE 0 END"
+	side := "CASE WHEN b.ripple_in IS NULL THEN 1 WHEN c.ripple_in IS NULL THEN 2 ELSE 0 END"
+	both := "b.ripple_in IS NOT NULL AND c.ripple_in IS NOT NULL"
 	type slot struct{ word, pos int }
 	var words [][]string
 	slots := map[int]slot{}
@@ -363,14 +376,22 @@ func valueDiffSQL(p *diffPlan) string {
 		words[w] = append(words[w], code)
 		slots[i] = slot{w, pos}
 	}
-	var rowSel, groupCols []string
-	rowSel = append(rowSel, side+" AS ripple_side")
-	groupCols = append(groupCols, "ripple_side")
+	rowSel := []string{side + " AS ripple_side"}
+	groupCols := []string{"ripple_side"}
 	for w, codes := range words {
 		name := "ripple_w" + strconv.Itoa(w)
-		rowSel = append(rowSel, strings.Join(codes, "\n    + ")+" AS "+name)
+		rowSel = append(rowSel, "CASE WHEN "+both+" THEN "+strings.Join(codes, "\n    + ")+" ELSE 0 END AS "+name)
 		groupCols = append(groupCols, name)
 	}
+	var keyNull []string
+	for i, k := range p.keys {
+		b, c := compareExprs(d, k, "b", "c")
+		name := "ripple_k" + strconv.Itoa(i)
+		rowSel = append(rowSel, "CASE WHEN b.ripple_in IS NULL THEN "+c+" WHEN c.ripple_in IS NULL THEN "+b+" END AS "+name)
+		groupCols = append(groupCols, name)
+		keyNull = append(keyNull, name+" IS NULL")
+	}
+	isNull := "(" + strings.Join(keyNull, " OR ") + ")"
 	sum := func(cond string) string {
 		return "COALESCE(SUM(CASE WHEN " + cond + " THEN ripple_n ELSE 0 END), 0)"
 	}
@@ -381,15 +402,25 @@ func valueDiffSQL(p *diffPlan) string {
 		}
 		return "MOD(" + d.bigint("FLOOR("+d.CastToFloat(w)+" / "+strconv.FormatInt(int64(1)<<(2*sl.pos), 10)+")") + ", 4)"
 	}
-	out := []string{"COALESCE(SUM(ripple_n), 0) AS total", sum("ripple_side = 1") + " AS added", sum("ripple_side = 2") + " AS removed"}
-	if len(words) == 0 {
-		out = append(out, "0 AS changed")
-	} else {
-		var any []string
+	changed := "0"
+	if len(words) > 0 {
+		var nz []string
 		for w := range words {
-			any = append(any, "ripple_w"+strconv.Itoa(w)+" <> 0")
+			nz = append(nz, "ripple_w"+strconv.Itoa(w)+" <> 0")
 		}
-		out = append(out, sum("ripple_side = 0 AND ("+strings.Join(any, " OR ")+")")+" AS changed")
+		changed = sum("ripple_side = 0 AND (" + strings.Join(nz, " OR ") + ")")
+	}
+	out := []string{
+		"COALESCE(SUM(ripple_n), 0) AS total",
+		sum("ripple_side = 1") + " AS added",
+		sum("ripple_side = 2") + " AS removed",
+		changed + " AS changed",
+		sum("ripple_side <> 1") + " AS base_seen",
+		sum("ripple_side <> 2") + " AS current_seen",
+		sum("ripple_side = 2 AND "+isNull) + " AS base_null_keys",
+		sum("ripple_side = 1 AND "+isNull) + " AS current_null_keys",
+		d.countIf("ripple_side = 2 AND ripple_n > 1 AND NOT "+isNull) + " AS base_dup_keys",
+		d.countIf("ripple_side = 1 AND ripple_n > 1 AND NOT "+isNull) + " AS current_dup_keys",
 	}
 	for i, c := range p.cols {
 		if c.Key {
@@ -411,21 +442,28 @@ func valueDiffSQL(p *diffPlan) string {
 
 // ValueDiff compares a model's rows in both environments by primary key:
 // how many rows were added, removed and changed, and per column how many of
-// the rows present in both environments match. The key is first verified to
-// be unique and not NULL on both sides; then every column is compared in a
-// single pass over a FULL OUTER JOIN on the key in the warehouse.
+// the rows present in both environments match. Every column is compared in
+// a single pass over a FULL OUTER JOIN on the key in the warehouse; the same
+// pass verifies that the key is unique and not NULL in both environments,
+// and no count is returned unless it is.
 func ValueDiff(ctx context.Context, env Env, in ValueDiffInput) (*ValueDiffResult, error) {
 	env.progress("value_diff", "resolving columns", 0)
 	p, err := env.planValueDiff(ctx, in.Model, in.PrimaryKey, in.Columns)
 	if err != nil {
 		return nil, err
 	}
-	env.progress("value_diff", "verifying the primary key", 0.1)
-	means, err := env.preflight(ctx, p)
+	env.progress("value_diff", "counting rows", 0.1)
+	sr, err := env.Conn.Query(ctx, sideStatsSQL(p), warehouse.QueryOptions{Limit: 1})
+	if err != nil {
+		return nil, env.wrapErr(fmt.Sprintf("counting the rows of %s and %s", p.baseRel, p.curRel), err)
+	}
+	stats, err := one(sr)
 	if err != nil {
 		return nil, err
 	}
-	env.progress("value_diff", "comparing rows", 0.4)
+	nNumeric := (len(stats) - 2) / 2
+	baseRows, curRows := toInt(stats[0]), toInt(stats[1+nNumeric])
+	env.progress("value_diff", "comparing rows", 0.2)
 	r, err := env.Conn.Query(ctx, valueDiffSQL(p), warehouse.QueryOptions{Limit: 1})
 	if err != nil {
 		return nil, env.wrapErr(fmt.Sprintf("comparing %s with %s", p.baseRel, p.curRel), err)
@@ -434,8 +472,16 @@ func ValueDiff(ctx context.Context, env Env, in ValueDiffInput) (*ValueDiffResul
 	if err != nil {
 		return nil, err
 	}
+	if toInt(row[vdBaseSeen]) != baseRows || toInt(row[vdCurrentSeen]) != curRows ||
+		toInt(row[vdBaseNullKeys]) > 0 || toInt(row[vdCurrentNullKeys]) > 0 || toInt(row[vdBaseDupKeys]) > 0 || toInt(row[vdCurrentDupKeys]) > 0 {
+		// The key is not unique or has NULLs: find out exactly where.
+		if err := env.verifyKeys(ctx, p); err != nil {
+			return nil, err
+		}
+		return nil, fmt.Errorf("the rows of %s and %s changed while they were being compared; run value_diff again", p.baseRel, p.curRel)
+	}
 	res := &ValueDiffResult{PrimaryKey: p.keyNames, Warning: env.warning()}
-	res.Summary = ValueDiffSummary{Total: toInt(row[0]), Added: toInt(row[1]), Removed: toInt(row[2]), Changed: toInt(row[3])}
+	res.Summary = ValueDiffSummary{Total: toInt(row[vdTotal]), Added: toInt(row[vdAdded]), Removed: toInt(row[vdRemoved]), Changed: toInt(row[vdChanged])}
 	common := res.Summary.Total - res.Summary.Added - res.Summary.Removed
 	ratio := func(m int64) *float64 {
 		if common == 0 {
@@ -444,8 +490,8 @@ func ValueDiff(ctx context.Context, env Env, in ValueDiffInput) (*ValueDiffResul
 		f := float64(m) / float64(common)
 		return &f
 	}
-	j := 4
-	for i, c := range p.cols {
+	j, m := vdFixed, 0
+	for _, c := range p.cols {
 		vc := ValueDiffColumn{Column: c.Name}
 		if c.Key {
 			vc.Matched = common
@@ -455,7 +501,8 @@ func ValueDiff(ctx context.Context, env Env, in ValueDiffInput) (*ValueDiffResul
 			vc.NullInCurrentOnly = toInt(row[j+2])
 			j += 3
 			if c.Kind.numeric() {
-				vc.BaseMean, vc.CurrentMean = means[Base][i], means[Current][i]
+				vc.BaseMean, vc.CurrentMean = floatPtr(stats[1+m]), floatPtr(stats[2+nNumeric+m])
+				m++
 			}
 		}
 		vc.MatchedP = ratio(vc.Matched)
@@ -506,7 +553,7 @@ func ValueDiffDetail(ctx context.Context, env Env, in ValueDiffDetailInput) (*Va
 	if err != nil {
 		return nil, err
 	}
-	if _, err := env.preflight(ctx, p); err != nil {
+	if err := env.verifyKeys(ctx, p); err != nil {
 		return nil, err
 	}
 	limit := in.Limit

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/ripple-data/ripple/internal/dbt"
@@ -259,19 +260,38 @@ func TestMermaidGolden(t *testing.T) {
 	golden(t, "mermaid_small.mmd", res.Mermaid)
 }
 
-func TestMermaidSizeCap(t *testing.T) {
-	sp := synth.Generate(synth.Options{Models: 2000, Seed: 3, Changed: 0.05})
-	dir := t.TempDir()
+// synthComparison is a generated 1,000-model project, shared by the tests
+// that need a graph too big to draw.
+var synthComparison = sync.OnceValues(func() (*lineage.Comparison, error) {
+	sp := synth.Generate(synth.Options{Models: 1000, Seed: 3, Changed: 0.05})
+	dir, err := os.MkdirTemp("", "ripple-synth-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
 	if err := sp.Write(dir); err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	p, err := dbt.LoadProject(context.Background(), dbt.Paths{ProjectDir: dir})
 	if err != nil {
+		return nil, err
+	}
+	return lineage.Compare(p), nil
+})
+
+func bigComparison(t *testing.T) *lineage.Comparison {
+	t.Helper()
+	cmp, err := synthComparison()
+	if err != nil {
 		t.Fatal(err)
 	}
-	cmp := lineage.Compare(p)
+	return cmp
+}
+
+func TestMermaidSizeCap(t *testing.T) {
+	cmp := bigComparison(t)
 	ids := allIDs(cmp)
-	for _, maxChars := range []int{0, 20000, 3000} {
+	for _, maxChars := range []int{0, 20000, 3000} { // 0: the default cap
 		res := impact.Mermaid(cmp, ids, nil, maxChars)
 		limit := maxChars
 		if limit == 0 {

@@ -1,7 +1,6 @@
 package impact_test
 
 import (
-	"context"
 	"regexp"
 	"strconv"
 	"strings"
@@ -10,7 +9,6 @@ import (
 	"github.com/ripple-data/ripple/internal/dbt"
 	"github.com/ripple-data/ripple/internal/impact"
 	"github.com/ripple-data/ripple/internal/lineage"
-	"github.com/ripple-data/ripple/internal/synth"
 )
 
 var generatedAt = regexp.MustCompile(`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z?`)
@@ -144,16 +142,7 @@ func TestMarkdownSingleEnv(t *testing.T) {
 // TestMarkdownTruncatesLargeGraphs: a huge impacted set keeps the comment
 // under GitHub's 65,536-character limit and says how much is missing.
 func TestMarkdownTruncatesLargeGraphs(t *testing.T) {
-	sp := synth.Generate(synth.Options{Models: 2000, Seed: 5, Changed: 0.5})
-	dir := t.TempDir()
-	if err := sp.Write(dir); err != nil {
-		t.Fatal(err)
-	}
-	p, err := dbt.LoadProject(context.Background(), dbt.Paths{ProjectDir: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmp := lineage.Compare(p)
+	cmp := bigComparison(t)
 	r := &impact.Result{}
 	for _, id := range cmp.Graph.IDs() {
 		if n, _ := cmp.Graph.Node(id); n.ResourceType == dbt.Model {
@@ -171,5 +160,16 @@ func TestMarkdownTruncatesLargeGraphs(t *testing.T) {
 	shown := strings.Count(m[1], "\n  class ")
 	if omitted := m[2]; omitted != strconv.Itoa(len(r.ImpactedModels)-shown) {
 		t.Errorf("note says %s omitted, %d of %d are shown", omitted, shown, len(r.ImpactedModels))
+	}
+}
+
+// TestMarkdownEscapesTableCells: a check name is free text; a "|" in it
+// must not add a column to the checks table.
+func TestMarkdownEscapesTableCells(t *testing.T) {
+	cmp := compareFixture(t, shapesScenario)
+	md := impact.Markdown(impact.SummaryInput{Comparison: cmp, Impact: &impact.Result{},
+		Checks: []impact.SummaryCheck{{Name: "orders | revenue", Type: "query_diff", Status: "never run"}}})
+	if !strings.Contains(md, `| orders \| revenue | query_diff | never run |  |`+"\n") {
+		t.Errorf("a | in a check name must be escaped:\n%s", md)
 	}
 }

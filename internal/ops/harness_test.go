@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"os"
-	"strings"
 	"sync"
 	"testing"
 
@@ -42,17 +41,6 @@ func (r *recorder) Query(ctx context.Context, q string, o warehouse.QueryOptions
 	r.sql = append(r.sql, q)
 	r.mu.Unlock()
 	return r.Conn.Query(ctx, q, o)
-}
-
-func (r *recorder) ran(substr string) bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for _, q := range r.sql {
-		if strings.Contains(strings.ToLower(q), substr) {
-			return true
-		}
-	}
-	return false
 }
 
 // onEveryWarehouse builds the scenario and runs check against DuckDB and

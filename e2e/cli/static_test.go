@@ -1,0 +1,250 @@
+package cli_test
+
+import (
+	"fmt"
+	"reflect"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/ripple-data/ripple/internal/demo"
+)
+
+// Static operations: describe-entity, erd, find-data, plan-query, search,
+// state-policies, test-gaps, summary.
+
+func TestDescribeEntity(t *testing.T) {
+	t.Parallel()
+	out := rippleJSON(t, "describe-entity", "orders")
+	if str(t, out, "grain") != "one row per order_id (tested)" || !reflect.DeepEqual(strs(t, out, "primary_key", "columns"), []string{"order_id"}) {
+		t.Errorf("grain %v primary key %v", out["grain"], get(t, out, "primary_key"))
+	}
+	// The grain holds in the data.
+	if n := dbInt(t, `select count(*) - count(distinct order_id) from "current".orders`); n != 0 {
+		t.Errorf("orders.order_id has %d duplicates", n)
+	}
+	refs := get(t, out, "references").([]any)
+	if len(refs) != 1 || str(t, refs[0], "entity") != "customers" || str(t, refs[0], "cardinality") != "many_to_one" || str(t, refs[0], "basis") != "tested" {
+		t.Fatalf("references %v, want orders → customers many_to_one (tested)", refs)
+	}
+	// many_to_one in the data: 10,000 orders, 1,798 distinct customers,
+	// every one of them in customers.
+	if n := dbInt(t, `select count(distinct customer_id) from "current".orders`); n != demo.LegacyRows {
+		t.Errorf("%d distinct customers in orders, want %d", n, demo.LegacyRows)
+	}
+	if n := dbInt(t, `select count(*) from "current".orders o left join "current".customers c using (customer_id) where c.customer_id is null`); n != 0 {
+		t.Errorf("%d orders without a customer", n)
+	}
+	if s := str(t, out, "starter_query"); !strings.Contains(s, "{{ ref('orders') }}") {
+		t.Errorf("starter_query %q", s)
+	} else {
+		q := rippleJSON(t, "query", "--sql", s)
+		if n := len(get(t, q, "data").([]any)); n != 10 {
+			t.Errorf("starter query returned %d rows, want 10", n)
+		}
+	}
+}
+
+func TestERD(t *testing.T) {
+	t.Parallel()
+	out := rippleJSON(t, "erd")
+	var ents []string
+	for _, e := range get(t, out, "entities").([]any) {
+		ents = append(ents, str(t, e, "name"))
+	}
+	if w := []string{"customer_segments", "customers", "orders", "stg_customers", "stg_orders", "stg_payments"}; !reflect.DeepEqual(ents, w) {
+		t.Errorf("entities %v, want %v", ents, w)
+	}
+	var rels []string
+	for _, r := range get(t, out, "relationships").([]any) {
+		rels = append(rels, fmt.Sprintf("%s.%s -> %s.%s %s %s", str(t, r, "from"), strings.Join(strs(t, r, "from_columns"), ","),
+			str(t, r, "to"), strings.Join(strs(t, r, "to_columns"), ","), str(t, r, "cardinality"), str(t, r, "basis")))
+	}
+	want := []string{
+		"orders.customer_id -> customers.customer_id many_to_one tested",
+		"stg_orders.customer_id -> stg_customers.customer_id many_to_one joined",
+		"stg_payments.order_id -> stg_orders.order_id many_to_one joined",
+	}
+	if !reflect.DeepEqual(rels, want) {
+		t.Errorf("relationships\n%v\nwant\n%v", rels, want)
+	}
+	// The many sides really repeat, the one sides are unique.
+	for _, q := range []struct {
+		sql  string
+		want int64
+	}{
+		{`select count(*) - count(distinct order_id) from "current".stg_payments`, demo.RawPayments - demo.NumOrders},
+		{`select count(*) - count(distinct order_id) from "current".stg_orders`, 0},
+		{`select count(*) - count(distinct customer_id) from "current".stg_customers`, 0},
+	} {
+		if got := dbInt(t, q.sql); got != q.want {
+			t.Errorf("%s = %d, want %d", q.sql, got, q.want)
+		}
+	}
+
+	t.Run("mermaid", func(t *testing.T) {
+		t.Parallel()
+		out := rippleJSON(t, "erd", "--format", "mermaid")
+		d := str(t, out, "diagram")
+		for _, s := range []string{"erDiagram", `customers ||--o{ orders : "customer_id (tested)"`, "BIGINT order_id PK"} {
+			if !strings.Contains(d, s) {
+				t.Errorf("no %q in\n%s", s, d)
+			}
+		}
+	})
+}
+
+func TestFindDataAndSearch(t *testing.T) {
+	t.Parallel()
+	fd := rippleJSON(t, "find-data", "customer lifetime value")
+	if str(t, fd, "tables", 0, "name") != "customers" || str(t, fd, "tables", 0, "grain") != "one row per customer_id (tested)" {
+		t.Errorf("first table %v", get(t, fd, "tables", 0))
+	}
+	sr := rippleJSON(t, "search", "--query", "customer_lifetime")
+	hits := get(t, sr, "hits").([]any)
+	if len(hits) != 1 || str(t, hits[0], "kind") != "column" || str(t, hits[0], "name") != "customers" || str(t, hits[0], "column") != "customer_lifetime_value" {
+		t.Errorf("search customer_lifetime: %v", hits)
+	}
+	if str(t, hits[0], "type") != dbString(t, `select data_type from information_schema.columns where table_schema='current' and table_name='customers' and column_name='customer_lifetime_value'`) {
+		t.Errorf("type %v", get(t, hits[0], "type"))
+	}
+	// Every term must match.
+	sr = rippleJSON(t, "search", "segment customer")
+	var got []string
+	for _, h := range get(t, sr, "hits").([]any) {
+		got = append(got, fmt.Sprint(get(t, h, "kind"), ":", get(t, h, "name")))
+	}
+	if !contains(got, "model:customer_segments") {
+		t.Errorf("search segment customer: %v", got)
+	}
+	lim := rippleJSON(t, "search", "--query", "id", "--limit", "2")
+	if n := len(get(t, lim, "hits").([]any)); n != 2 {
+		t.Errorf("--limit 2 returned %d hits", n)
+	}
+}
+
+func TestPlanQuery(t *testing.T) {
+	t.Parallel()
+	out := rippleJSON(t, "plan-query", "--entities", "orders,customers")
+	if w := get(t, out, "warnings").([]any); len(w) != 0 {
+		t.Errorf("warnings %v", w)
+	}
+	j := get(t, out, "joins", 0)
+	if str(t, j, "cardinality") != "many_to_one" || boolean(t, j, "repeats_rows") {
+		t.Errorf("join %v", j)
+	}
+	sql := str(t, out, "sql")
+	// The plan keeps the grain of orders: run it and count.
+	res := rippleJSON(t, "query", "--sql", "select count(*) as n, count(distinct order_id) as k from ("+sql+") as plan")
+	if n, k := integer(t, res, "data", 0, 0), integer(t, res, "data", 0, 1); n != demo.NumOrders || k != demo.NumOrders {
+		t.Errorf("planned query: %d rows, %d distinct orders; want %d both", n, k, demo.NumOrders)
+	}
+
+	t.Run("fan-out warning", func(t *testing.T) {
+		t.Parallel()
+		// customers as the grain, joined to orders: one customer has many orders.
+		out := rippleJSON(t, "plan-query", "--entities", "customers,orders")
+		warned := len(get(t, out, "warnings").([]any)) > 0
+		repeats := false
+		for _, j := range get(t, out, "joins").([]any) {
+			repeats = repeats || boolean(t, j, "repeats_rows")
+		}
+		if !warned || !repeats {
+			t.Errorf("customers → orders: warnings %v, repeats_rows %v; want a fan-out warning", get(t, out, "warnings"), repeats)
+		}
+		res := rippleJSON(t, "query", "--sql", "select count(*) from ("+str(t, out, "sql")+") as plan")
+		// 10,000 orders + the 202 customers without an order.
+		if n := integer(t, res, "data", 0, 0); n != demo.NumOrders+demo.CustomersWithoutOrder {
+			t.Errorf("fan-out query: %d rows, want %d", n, demo.NumOrders+demo.CustomersWithoutOrder)
+		}
+	})
+}
+
+func TestStatePolicies(t *testing.T) {
+	t.Parallel()
+	out := rippleJSON(t, "state-policies")
+	if n := len(get(t, out, "policies").([]any)); n != 0 || str(t, out, "note") == "" {
+		t.Errorf("policies %v note %v; the demo configures none", get(t, out, "policies"), out["note"])
+	}
+}
+
+func TestTestGaps(t *testing.T) {
+	t.Parallel()
+	out := rippleJSON(t, "test-gaps")
+	var got []string
+	for _, g := range get(t, out, "gaps").([]any) {
+		got = append(got, fmt.Sprintf("%s.%s %s", str(t, g, "model"), str(t, g, "column"), str(t, g, "test")))
+	}
+	sort.Strings(got)
+	want := []string{
+		"customer_segments.customer_id not_null",
+		"customer_segments.customer_id relationships",
+		"order_status_events.customer_id relationships",
+		"raw_customers.id not_null", "raw_customers.id unique",
+		"raw_orders.id not_null", "raw_orders.id unique",
+		"raw_payments.id not_null", "raw_payments.id unique",
+		"stg_orders.customer_id not_null",
+		"stg_orders.order_id not_null",
+		"stg_payments.order_id not_null",
+	}
+	if !reflect.DeepEqual(got, want) || integer(t, out, "total") != int64(len(want)) {
+		t.Errorf("gaps (total %v)\n%v\nwant\n%v", get(t, out, "total"), got, want)
+	}
+	// Every suggested unique / not_null test would pass on the data.
+	for _, g := range got {
+		mc, test, _ := strings.Cut(g, " ")
+		model, col, _ := strings.Cut(mc, ".")
+		var q string
+		switch test {
+		case "unique":
+			q = fmt.Sprintf(`select count(*) - count(distinct %q) from "current".%q`, col, model)
+		case "not_null":
+			q = fmt.Sprintf(`select count(*) from "current".%q where %q is null`, model, col)
+		default:
+			continue
+		}
+		if n := dbInt(t, q); n != 0 {
+			t.Errorf("suggested %s would fail: %s = %d", g, q, n)
+		}
+	}
+	for _, g := range get(t, out, "gaps").([]any) {
+		if y := str(t, g, "yaml"); !strings.Contains(y, str(t, g, "column")) {
+			t.Errorf("gap %v: yaml %q does not name the column", g, y)
+		}
+	}
+	lim := rippleJSON(t, "test-gaps", "--model", "stg_orders")
+	if n := integer(t, lim, "total"); n != 2 {
+		t.Errorf("stg_orders gaps %d, want 2", n)
+	}
+}
+
+func TestSummary(t *testing.T) {
+	t.Parallel()
+	out := rippleJSON(t, "summary")
+	md := str(t, out, "markdown")
+	for _, s := range []string{
+		"```mermaid\ngraph LR",
+		"| customers | modified | 2000 → 2000 | added `full_name` | confirmed | 1654 |",
+		"| orders | downstream | 10000 → 10000 | unchanged | confirmed | 4448 |",
+		"| stg_payments | modified | 12029 → 12029 | unchanged | potential |",
+		"| customer_segments | added | N/A (not_in_manifest) → 2000 |",
+		// 4 modified (incl. the removed and the added model), orders
+		// downstream; not impacted: daily_orders, order_status_events,
+		// stg_customers, stg_orders and (by column lineage)
+		// payment_method_summary.
+		"4 modified, 1 downstream, 5 not impacted",
+	} {
+		if !strings.Contains(md, s) {
+			t.Errorf("summary lacks %q", s)
+		}
+	}
+	// The removed model had 1,798 rows in base: the table says so.
+	for _, line := range strings.Split(md, "\n") {
+		if strings.HasPrefix(line, "| customer_orders_legacy |") && !strings.Contains(line, "1798") {
+			t.Errorf("removed model row %q does not give its 1798 base rows", line)
+		}
+	}
+	if t.Failed() {
+		t.Logf("summary:\n%s", md)
+	}
+}
