@@ -84,8 +84,9 @@ func setup(tmp string) error {
 	}
 	// `ripple demo` twice into the same directory: the second run must
 	// replace the first and report the same numbers (TestDemoIdempotent).
-	for i := range 2 {
-		cmd := exec.CommandContext(ctx, suite.bin, "demo", "--dir", suite.demoDir, "--json")
+	// The first run prints the human report, the second --json.
+	for i, args := range [][]string{{"demo", "--dir", suite.demoDir}, {"demo", "--dir", suite.demoDir, "--json"}} {
+		cmd := exec.CommandContext(ctx, suite.bin, args...)
 		cmd.Dir, cmd.Env = suite.work, cleanEnv()
 		var stdout, stderr bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr

@@ -13,7 +13,7 @@ import (
 // base and current. It reads the result loosely (only the fields named below, tolerant of extra
 // fields and of wrappers) so it survives small changes to the operations' result shapes. Rules:
 //
-//   - row_count_diff: the per-model map, either the result itself or under "results":
+//   - row_count_diff: the per-model map, the result itself or under "models" / "results":
 //     {"<model>": {"base": n|null, "current"|"curr": n|null, ...}}. Mismatch when any model has
 //     base != current, including a count on one side and null on the other (added/removed
 //     table). Both null (table missing in both) is not a mismatch.
@@ -25,8 +25,8 @@ import (
 //     "current" (or "curr") compared as JSON values.
 //   - profile_diff, top_k_diff, histogram_diff: "base" and "current" compared as JSON values
 //     (numbers compared numerically).
-//   - schema_diff: a non-empty list of changes: the result array, or any "changes" array found
-//     in the result; when there is none, any object with a non-empty "change_status".
+//   - schema_diff: a non-empty list of changes: the result array, any "changes" array found
+//     in the result, or the rows of a "changes" frame {columns, data}; when there is none, any object with a non-empty "change_status".
 //   - lineage_diff: any object (node or edge) anywhere in the result with a non-empty
 //     "change_status".
 //   - row_count, query, query_base, profile (single environment): never a mismatch.
@@ -94,8 +94,10 @@ func rowCountMismatch(v any) bool {
 	if !ok {
 		return false
 	}
-	if inner, ok := obj["results"].(map[string]any); ok {
-		obj = inner
+	for _, key := range []string{"results", "models"} {
+		if inner, ok := obj[key].(map[string]any); ok {
+			obj = inner
+		}
 	}
 	for _, e := range obj {
 		m, ok := e.(map[string]any)
@@ -220,8 +222,14 @@ func findChanges(v any) (found, nonEmpty bool) {
 			if l, ok := c.([]any); ok && len(l) > 0 {
 				return true, true
 			}
-			if m, ok := c.(map[string]any); ok && len(m) > 0 {
-				return true, true
+			if m, ok := c.(map[string]any); ok {
+				// A frame {columns, data}: its rows are the changes.
+				if data, isFrame := m["data"].([]any); isFrame {
+					return true, len(data) > 0
+				}
+				if len(m) > 0 {
+					return true, true
+				}
 			}
 		}
 		for k, e := range t {

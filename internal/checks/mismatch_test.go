@@ -74,7 +74,7 @@ func FuzzMismatch(f *testing.F) {
 func FuzzDecodeState(f *testing.F) {
 	st := NewState()
 	st.Checks = append(st.Checks, Check{ID: "c", Type: TypeSchemaDiff, Params: json.RawMessage(`{}`)})
-	st.Runs = append(st.Runs, Run{ID: "r", Type: TypeQuery, Params: json.RawMessage(`{"sql_template":"x"}`), Status: StatusFinished})
+	st.Runs = append(st.Runs, Run{ID: "r", Type: TypeQuery, Params: json.RawMessage(`{"sql":"x"}`), Status: StatusFinished})
 	seed, _ := EncodeState(st)
 	f.Add(seed)
 	f.Add([]byte(`{"version":2}`))

@@ -60,13 +60,6 @@ type paramSpec struct {
 	enum     []string // allowed string values when non-empty
 }
 
-var selectorParams = map[string]paramSpec{
-	"select":    {kind: kindString},
-	"exclude":   {kind: kindString},
-	"packages":  {kind: kindStringList},
-	"view_mode": {kind: kindString, enum: []string{"all", "changed_models"}},
-}
-
 func with(base map[string]paramSpec, extra map[string]paramSpec) map[string]paramSpec {
 	m := make(map[string]paramSpec, len(base)+len(extra))
 	for k, v := range base {
@@ -80,12 +73,21 @@ func with(base map[string]paramSpec, extra map[string]paramSpec) map[string]para
 
 // typeSpecs returns the parameter rules per run type. It is a function (not a package variable)
 // so there is no package-level mutable state.
+// The names match the input fields of the operation of the same name.
 func typeSpecs() map[string]map[string]paramSpec {
-	rowCount := with(selectorParams, map[string]paramSpec{
+	selectorParams := map[string]paramSpec{
+		"select":    {kind: kindString},
+		"exclude":   {kind: kindString},
+		"packages":  {kind: kindStringList},
+		"view_mode": {kind: kindString, enum: []string{"all", "changed_models"}},
+	}
+	rowCount := map[string]paramSpec{
+		"select":     {kind: kindString},
+		"exclude":    {kind: kindString},
 		"node_names": {kind: kindStringList},
 		"node_ids":   {kind: kindStringList},
-	})
-	query := map[string]paramSpec{"sql_template": {kind: kindString, required: true}}
+	}
+	query := map[string]paramSpec{"sql": {kind: kindString, required: true}, "base": {kind: kindBool}}
 	modelCols := map[string]paramSpec{
 		"model":   {kind: kindString, required: true},
 		"columns": {kind: kindStringList},
@@ -100,22 +102,24 @@ func typeSpecs() map[string]map[string]paramSpec {
 		TypeRowCountDiff: rowCount,
 		TypeQuery:        query,
 		TypeQueryBase:    query,
-		TypeQueryDiff: with(query, map[string]paramSpec{
-			"base_sql_template": {kind: kindString},
-			"primary_keys":      {kind: kindStringList},
-			"current_model":     {kind: kindString},
-		}),
+		TypeQueryDiff: {
+			"sql":          {kind: kindString, required: true},
+			"base_sql":     {kind: kindString},
+			"primary_keys": {kind: kindStringList},
+		},
 		TypeProfile:         modelCols,
 		TypeProfileDiff:     modelCols,
 		TypeValueDiff:       valueDiff,
-		TypeValueDiffDetail: valueDiff,
+		TypeValueDiffDetail: with(valueDiff, map[string]paramSpec{"limit": {kind: kindInt}}),
 		TypeTopKDiff:        with(column, map[string]paramSpec{"k": {kind: kindInt}}),
-		TypeHistogramDiff: with(column, map[string]paramSpec{
-			"num_bins":    {kind: kindInt},
-			"column_type": {kind: kindString},
-		}),
-		TypeLineageDiff: with(selectorParams, map[string]paramSpec{"node_ids": {kind: kindStringList}}),
-		TypeSchemaDiff:  with(selectorParams, map[string]paramSpec{"node_id": {kind: kindStringOrList}}),
+		TypeHistogramDiff:   with(column, map[string]paramSpec{"num_bins": {kind: kindInt}}),
+		TypeLineageDiff:     selectorParams,
+		TypeSchemaDiff: {
+			"select":   {kind: kindString},
+			"exclude":  {kind: kindString},
+			"node_ids": {kind: kindStringList},
+			"limit":    {kind: kindInt},
+		},
 	}
 }
 

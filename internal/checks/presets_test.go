@@ -93,7 +93,7 @@ checks:
 `, []string{
 			`line 4: checks[0] field parms: unknown field "parms"`,
 			`line 3: checks[0] field name: name is required`,
-			`line 5: checks[1] "Q" field params: query_diff: param "sql_template" is required`,
+			`line 5: checks[1] "Q" field params: query_diff: param "sql" is required`,
 		}},
 		{"duplicate", `
 checks:

@@ -23,7 +23,7 @@ func TestStateRoundTrip(t *testing.T) {
 	path := filepath.Join(t.TempDir(), DefaultStateFile)
 	file := NewStateFile(path)
 	s := NewStore(Config{Runner: fakeRunner(), File: file, Now: newClock().Now}, nil)
-	res := mustCreate(t, s, CreateInput{Type: TypeQueryDiff, Params: json.RawMessage(`{"sql_template":"select * from {{ ref('orders') }} where a < 3 & b > 1"}`), Run: true, TriggeredBy: TriggerAgent})
+	res := mustCreate(t, s, CreateInput{Type: TypeQueryDiff, Params: json.RawMessage(`{"sql":"select * from {{ ref('orders') }} where a < 3 & b > 1"}`), Run: true, TriggeredBy: TriggerAgent})
 	if err := s.SetArtifacts(ctx, Artifacts{Base: map[string]json.RawMessage{"manifest": json.RawMessage(`{"metadata":{"generated_at":"2026-01-01T00:00:00Z"}}`)}}); err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +69,7 @@ func TestStateRoundTrip(t *testing.T) {
 }
 
 func TestLoadAcceptsRecceSpellings(t *testing.T) {
-	st, err := DecodeState([]byte(`{"version":1,"runs":[{"run_id":"r1","type":"query","params":{"sql_template":"x"},"status":"Finished","triggered_by":"recce_ai","started_at":"2026-01-01T00:00:00Z"}],"checks":[]}`))
+	st, err := DecodeState([]byte(`{"version":1,"runs":[{"run_id":"r1","type":"query","params":{"sql":"x"},"status":"Finished","triggered_by":"recce_ai","started_at":"2026-01-01T00:00:00Z"}],"checks":[]}`))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -105,7 +105,7 @@ func TestCreateValidates(t *testing.T) {
 		{TypeValueDiff, `{"model":"orders","primary_key":"id","primary_keys":["id"]}`, `did you mean "primary_key"?`},
 		{TypeTopKDiff, `{"model":"orders","column_name":"status","k":"ten"}`, `param "k" must be an integer`},
 		{TypeLineageDiff, `{"view_mode":"some"}`, `must be one of all, changed_models`},
-		{TypeQueryDiff, `{}`, `param "sql_template" is required`},
+		{TypeQueryDiff, `{}`, `param "sql" is required`},
 	}
 	for _, c := range cases {
 		_, err := s.Create(context.Background(), CreateInput{Type: c.typ, Params: json.RawMessage(c.params)})

@@ -34,6 +34,16 @@ func newMCPCommand(g *Globals, ios IOStreams, reg *ops.Registry) *cobra.Command 
 			if err != nil {
 				return usageError{err}
 			}
+			token := ""
+			if authEnv != "" {
+				token = os.Getenv(authEnv)
+				if token == "" {
+					return usageError{fmt.Errorf("--auth-token-env %s: the variable is empty or unset", authEnv)}
+				}
+			}
+			if authEnv != "" && httpAddr == "" {
+				return usageError{fmt.Errorf("--auth-token-env needs --http")}
+			}
 			logOut := ios.ErrOut
 			if logFile != "" {
 				f, err := os.OpenFile(logFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
@@ -61,13 +71,6 @@ func newMCPCommand(g *Globals, ios IOStreams, reg *ops.Registry) *cobra.Command 
 			}
 			if httpAddr == "" {
 				return srv.ServeStdio(c.Context(), ios.In, ios.Out)
-			}
-			token := ""
-			if authEnv != "" {
-				token = os.Getenv(authEnv)
-				if token == "" {
-					return usageError{fmt.Errorf("--auth-token-env %s: the variable is empty or unset", authEnv)}
-				}
 			}
 			if !mcpserver.IsLoopbackAddr(httpAddr) && token == "" {
 				logger.Warn("serving MCP on a non-loopback address without --auth-token-env; anyone who can reach it can call the tools", "addr", httpAddr)

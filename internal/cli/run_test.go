@@ -364,3 +364,79 @@ func TestRunTextHasNoANSI(t *testing.T) {
 		t.Errorf("escape codes in output:\n%q\n%q", r.out, r.err)
 	}
 }
+
+// TestChecksCommands drives the generated checks commands and `ripple run`
+// on the checks they saved.
+func TestChecksCommands(t *testing.T) {
+	p := build(t, dataOnly)
+	r := p.ripple(t, "create-check", "--type", "row_count_diff", "--params", `{"node_names": ["customers"]}`, "--name", "Customers rows", "--run", "--json")
+	if r.code != 0 {
+		t.Fatalf("create-check: exit %d\n%s%s", r.code, r.out, r.err)
+	}
+	var created checks.CreateResult
+	if err := json.Unmarshal([]byte(r.out), &created); err != nil {
+		t.Fatal(err)
+	}
+	if !created.Created || !created.RunExecuted || created.Check.Name != "Customers rows" || created.Check.IsChecked || created.Run == nil {
+		t.Errorf("create-check = %+v", created)
+	}
+	r = p.ripple(t, "list-checks")
+	want := "1 checks, 0 approved, 0 outdated\n  " + created.CheckID + "  row_count_diff   Customers rows (finished)\n"
+	if r.code != 0 || r.out != want {
+		t.Errorf("list-checks: exit %d\n%q\nwant\n%q", r.code, r.out, want)
+	}
+	if r = p.ripple(t, "approve-check", "--check-id", created.CheckID); r.code != 0 {
+		t.Errorf("approve-check: exit %d %s", r.code, r.err)
+	}
+	if r = p.ripple(t, "list-checks"); !strings.HasPrefix(r.out, "1 checks, 1 approved, 0 outdated\n✓ ") {
+		t.Errorf("after approve:\n%s", r.out)
+	}
+	if r = p.ripple(t, "approve-check", "--check-id", "no-such-id"); r.code != 1 || !strings.Contains(r.err, `check "no-such-id" not found`) {
+		t.Errorf("approve of an unknown id: exit %d %s", r.code, r.err)
+	}
+	// The saved check runs in CI; customers went from 2 to 3 rows.
+	r = p.ripple(t, "run", "--no-presets", "--json")
+	rep := decodeReport(t, r)
+	if len(rep.Checks) != 1 || rep.Checks[0].CheckID != created.CheckID || rep.Checks[0].Status != "finished" {
+		t.Fatalf("run: %+v", rep)
+	}
+	if r.code != 1 || !rep.Checks[0].Mismatched {
+		t.Errorf("run --no-presets: exit %d, mismatched %v; want 1, true", r.code, rep.Checks[0].Mismatched)
+	}
+	if r = p.ripple(t, "delete-check", "--check-id", created.CheckID, "--json"); r.code != 0 || !strings.Contains(r.out, `"deleted": true`) {
+		t.Errorf("delete-check: exit %d %s%s", r.code, r.out, r.err)
+	}
+	if st := loadState(t, p.state); len(st.Checks) != 0 || len(st.Runs) != 2 {
+		t.Errorf("after delete: %d checks, %d runs; want 0, 2", len(st.Checks), len(st.Runs))
+	}
+}
+
+func TestRunCustomConfigPath(t *testing.T) {
+	p := build(t, noChange)
+	yml := "checks:\n  - name: Customers rows\n    type: row_count_diff\n    params:\n      node_names: [customers]\n"
+	if err := os.WriteFile(filepath.Join(p.built.Dir, "ci.yml"), []byte(yml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := p.ripple(t, "run", "--config", "ci.yml", "--json")
+	rep := decodeReport(t, r)
+	if r.code != 0 || len(rep.Checks) != 1 || rep.Checks[0].Name != "Customers rows" || rep.Passed != 1 {
+		t.Errorf("--config ci.yml (relative to the project dir): exit %d %+v\n%s", r.code, rep, r.err)
+	}
+	if _, err := os.Stat(filepath.Join(p.built.Dir, "ripple.yml")); !os.IsNotExist(err) {
+		t.Error("--config must not create ripple.yml")
+	}
+}
+
+func TestRunCorruptStateFile(t *testing.T) {
+	p := build(t, noChange)
+	if err := os.WriteFile(p.state, []byte("{not json"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := p.ripple(t, "run")
+	if r.code != 2 || !strings.Contains(r.err, p.state) {
+		t.Errorf("corrupt state file: exit %d, stderr must name the file:\n%s", r.code, r.err)
+	}
+	if data, _ := os.ReadFile(p.state); string(data) != "{not json" {
+		t.Errorf("a corrupt state file must be left alone, now:\n%s", data)
+	}
+}

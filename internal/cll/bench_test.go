@@ -154,19 +154,30 @@ func BenchmarkProjectLineage(b *testing.B) {
 		}
 		reportCPU(b, c0)
 	})
-	b.Run("impact", func(b *testing.B) {
-		pl, err := AnalyzeProject(ctx, env, NewCache())
-		if err != nil {
-			b.Fatal(err)
-		}
-		changed := []NodeColumn{{Node: "model.shop.m1000", Column: "c4"}}
-		pl.Impact(changed) // builds the index once
-		c0 := cpuTime()
-		for b.Loop() {
-			pl.Impact(changed)
-		}
-		reportCPU(b, c0)
-	})
+	pl, err := AnalyzeProject(ctx, env, NewCache())
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, q := range []struct {
+		name string
+		col  NodeColumn
+	}{
+		// A typical mart column: a handful of downstream columns.
+		{"impact", NodeColumn{Node: "model.shop.m1500", Column: "c3"}},
+		// A staging join key: every reader's rows change, ~6,000 columns.
+		{"impact_wide", NodeColumn{Node: "model.shop.m100", Column: "id"}},
+	} {
+		b.Run(q.name, func(b *testing.B) {
+			changed := []NodeColumn{q.col}
+			r := pl.Impact(changed) // builds the index once
+			c0 := cpuTime()
+			for b.Loop() {
+				pl.Impact(changed)
+			}
+			reportCPU(b, c0)
+			b.ReportMetric(float64(len(r.Columns)), "cols-reached")
+		})
+	}
 }
 
 // reportCPU adds CPU time per operation (all cores) next to wall time.
@@ -185,6 +196,11 @@ func TestSyntheticProject(t *testing.T) {
 	if pl.Stats.Models != synthModels || pl.Stats.Opaque != 0 {
 		t.Fatalf("models=%d opaque=%d %v", pl.Stats.Models, pl.Stats.Opaque, pl.Stats.Reasons)
 	}
+	imp := pl.Impact([]NodeColumn{{Node: "model.shop.m100", Column: "id"}})
+	if len(imp.Columns) == 0 || len(imp.Models) == 0 {
+		t.Fatalf("impact of m100.id reached nothing")
+	}
+	t.Logf("impact of m100.id: %d columns in %d models, %d readers not reached", len(imp.Columns), len(imp.Models), len(imp.NotReached))
 	ml := pl.Models["model.shop.m1000"]
 	if len(ml.Columns) != synthCols {
 		t.Fatalf("m1000 has %d columns, want %d", len(ml.Columns), synthCols)
@@ -194,6 +210,26 @@ func TestSyntheticProject(t *testing.T) {
 			if d.Node == "" || d.Confidence != Exact {
 				t.Fatalf("m1000.%s: unexpected dep %+v", c.Name, d)
 			}
+		}
+	}
+}
+
+func BenchmarkAnalyzeSQL(b *testing.B) {
+	cols := make([]string, synthCols)
+	cols[0] = "id"
+	for i := 1; i < synthCols; i++ {
+		cols[i] = fmt.Sprintf("c%d", i)
+	}
+	froms := []string{`"db"."analytics"."m1"`, `"db"."analytics"."m2"`, `"db"."analytics"."m3"`}
+	sql := synthSQL(7, froms, cols)
+	schema := Schema{}
+	for _, f := range froms {
+		schema[f] = cols
+	}
+	b.SetBytes(int64(len(sql)))
+	for b.Loop() {
+		if _, err := AnalyzeSQL("duckdb", sql, schema); err != nil {
+			b.Fatal(err)
 		}
 	}
 }

@@ -54,7 +54,7 @@ func TestAnalyzeSQL(t *testing.T) {
 		{"filter and within group", "postgres", "SELECT id, SUM(amount) FILTER (WHERE status = 'paid') AS paid, percentile_cont(0.5) WITHIN GROUP (ORDER BY amount) AS med FROM orders GROUP BY id",
 			`{"columns":{"id":{"deps":["orders.id"],"kind":"passthrough"},"paid":{"deps":["orders.amount","orders.status"],"kind":"derived"},"med":{"deps":["orders.amount"],"kind":"derived"}},"row_deps":["orders.id"]}`},
 		{"star over unknown table is opaque", "generic", "select * from t1 where a in (1,2) limit 10",
-			`{"columns":{"*":{"deps":["t1.*"],"kind":"passthrough"}},"row_deps":["t1.a"],"opaque":true,"opaque_reason":"star over a relation with unknown columns: t1"}`},
+			`{"columns":{"*":{"deps":["t1.*"],"kind":"passthrough"}},"row_deps":["t1.a"]}`},
 		{"cte shadows table", "duckdb", "with x as (select a + 1 as a from x) select a from x",
 			`{"columns":{"a":{"deps":["x.a"],"kind":"derived"}},"row_deps":[]}`},
 		{"read_csv is a relation", "duckdb", "select id from read_csv('a.csv', header = true)",
@@ -84,6 +84,10 @@ func TestAnalyzeSQLConfidenceAndErrors(t *testing.T) {
 	}
 	if got := ql.Columns[0].Deps[0]; got.Table != "a" || got.Confidence != Inferred {
 		t.Errorf("ambiguous unqualified column: got %+v, want a.id inferred", got)
+	}
+	ql, _ = AnalyzeSQL("generic", "select * from t1", nil)
+	if !ql.Opaque || ql.OpaqueReason != "star over a relation with unknown columns: t1" {
+		t.Errorf("star over an unknown table must be opaque, got %q", ql.OpaqueReason)
 	}
 	ql, err = AnalyzeSQL("generic", "select a,\n  from from t", nil)
 	if err == nil || !strings.Contains(err.Error(), "line 2, column 8") {
@@ -184,6 +188,14 @@ func TestProjectCompareAndImpact(t *testing.T) {
 		t.Errorf("upstream: %v", up)
 	}
 
+	st := base.Models["model.p.by_customer"].ModelStructure()
+	if fmt.Sprint(st.GroupBy, st.Aggregations, st.Refs, st.HasCTE, len(st.Projections)) != "[1] [{sum amount}] [db.main.stg] true 2" {
+		t.Errorf("model structure: %v %v %v %v %v", st.GroupBy, st.Aggregations, st.Refs, st.HasCTE, len(st.Projections))
+	}
+	if p := st.Projections[1]; p.Name != "total" || !p.IsAggregate || fmt.Sprint(p.SourceColumns) != "[model.p.stg.amount]" {
+		t.Errorf("projection: %+v", p)
+	}
+
 	// Cached second run; then a formatting-only edit and a logic edit.
 	again, _ := AnalyzeProject(ctx, testEnv(t, sources, baseModels, deps), cache)
 	if again.Stats.Analyzed != 0 || again.Stats.Cached != 3 {
@@ -215,7 +227,7 @@ func TestProjectCompareAndImpact(t *testing.T) {
 	if len(imp.NotReached) != 1 || imp.NotReached[0].Node != "model.p.ids" || fmt.Sprint(imp.NotReached[0].Reads) != "[ID customer_id]" {
 		t.Errorf("not reached: %+v", imp.NotReached)
 	}
-	if ev := imp.Columns[0].Evidence; len(ev) != 2 || ev[0].Node != "model.p.stg" {
+	if ev := imp.Chain(NodeColumn{Node: "model.p.by_customer", Column: "total"}); fmt.Sprint(ev) != "[model.p.stg.amount model.p.by_customer.total]" {
 		t.Errorf("evidence: %+v", ev)
 	}
 	opaqueReached := false

@@ -5,39 +5,68 @@ import (
 	"strings"
 )
 
-// edge is one downstream lineage step.
+// Reasons a column is reached.
+const (
+	viaValue  uint8 = 1
+	viaRowSet uint8 = 2
+	viaOpaque uint8 = 3
+)
+
+var viaNames = [...]string{"", "value", "row_set", "opaque"}
+
 type edge struct {
-	to  NodeColumn
-	via string // "value" or "row_set"
+	to  int32
+	via uint8
 }
 
-// graphIndex is the reverse column graph, built on first use so that
-// AnalyzeProject stays cheap when nobody asks for impact.
+// graphIndex is the column graph with columns numbered, built on first use
+// so that AnalyzeProject stays cheap when nobody asks for impact, and so
+// that traversals run over integers rather than string-keyed maps.
 type graphIndex struct {
-	down map[NodeColumn][]edge
-	up   map[NodeColumn][]NodeColumn
+	ids  map[NodeColumn]int32 // key() form
+	cols []NodeColumn         // display form
+	// nodeOf numbers each column's node; nodes names them.
+	nodeOf  []int32
+	nodes   []string
+	nodeIDs map[string]int32
+	down    [][]edge
+	up      [][]int32
+	// nodeCols lists every indexed column of a node.
+	nodeCols map[string][]int32
 	// readers lists, per upstream node, the columns each reading model uses.
 	readers map[string]map[string][]string
-	// nodeCols lists the referenced columns of every upstream node.
-	nodeCols map[string][]NodeColumn
+}
+
+func (g *graphIndex) id(nc NodeColumn) int32 {
+	k := nc.key()
+	if i, ok := g.ids[k]; ok {
+		return i
+	}
+	i := int32(len(g.cols))
+	g.ids[k] = i
+	g.cols = append(g.cols, nc)
+	ni, ok := g.nodeIDs[nc.Node]
+	if !ok {
+		ni = int32(len(g.nodes))
+		g.nodeIDs[nc.Node] = ni
+		g.nodes = append(g.nodes, nc.Node)
+	}
+	g.nodeOf = append(g.nodeOf, ni)
+	g.down = append(g.down, nil)
+	g.up = append(g.up, nil)
+	g.nodeCols[nc.Node] = append(g.nodeCols[nc.Node], i)
+	return i
 }
 
 func (p *ProjectLineage) index() *graphIndex {
 	p.once.Do(func() {
-		g := &graphIndex{down: map[NodeColumn][]edge{}, up: map[NodeColumn][]NodeColumn{},
-			readers: map[string]map[string][]string{}, nodeCols: map[string][]NodeColumn{}}
+		g := &graphIndex{ids: map[NodeColumn]int32{}, nodeIDs: map[string]int32{}, nodeCols: map[string][]int32{}, readers: map[string]map[string][]string{}}
 		ids := make([]string, 0, len(p.Models))
 		for id := range p.Models {
 			ids = append(ids, id)
 		}
 		sort.Strings(ids)
-		seenCol := map[NodeColumn]bool{}
 		note := func(from NodeColumn, reader string) {
-			k := from.key()
-			if !seenCol[k] {
-				seenCol[k] = true
-				g.nodeCols[from.Node] = append(g.nodeCols[from.Node], from)
-			}
 			r := g.readers[from.Node]
 			if r == nil {
 				r = map[string][]string{}
@@ -52,21 +81,24 @@ func (p *ProjectLineage) index() *graphIndex {
 		}
 		for _, id := range ids {
 			ml := p.Models[id]
-			for _, c := range ml.Columns {
-				to := NodeColumn{Node: id, Column: c.Name}
+			outs := make([]int32, len(ml.Columns))
+			for i, c := range ml.Columns {
+				outs[i] = g.id(NodeColumn{Node: id, Column: c.Name})
+			}
+			for i, c := range ml.Columns {
 				for _, d := range c.Deps {
-					from := d.nodeColumn()
-					g.down[from.key()] = append(g.down[from.key()], edge{to: to, via: "value"})
-					g.up[to.key()] = append(g.up[to.key()], from)
-					note(from, id)
+					from := g.id(d.nodeColumn())
+					g.down[from] = append(g.down[from], edge{to: outs[i], via: viaValue})
+					g.up[outs[i]] = append(g.up[outs[i]], from)
+					note(d.nodeColumn(), id)
 				}
 			}
 			for _, d := range ml.RowDeps {
-				from := d.nodeColumn()
-				for _, c := range ml.Columns {
-					g.down[from.key()] = append(g.down[from.key()], edge{to: NodeColumn{Node: id, Column: c.Name}, via: "row_set"})
+				from := g.id(d.nodeColumn())
+				for _, o := range outs {
+					g.down[from] = append(g.down[from], edge{to: o, via: viaRowSet})
 				}
-				note(from, id)
+				note(d.nodeColumn(), id)
 			}
 		}
 		p.idx = g
@@ -81,9 +113,12 @@ type ImpactedColumn struct {
 	// Reason is "value" (computed from a changed column), "row_set" (a
 	// changed column filters, joins or groups its rows) or "opaque".
 	Reason string `json:"reason"`
-	// Evidence is the chain of columns from a changed column to this one.
-	Evidence []NodeColumn `json:"evidence"`
-	Depth    int          `json:"depth"`
+	// Via is the previous hop and Root the changed column the chain starts
+	// from; following Via through the result gives the evidence chain
+	// (ImpactResult.Chain does it). Depth counts the hops.
+	Via   NodeColumn `json:"via"`
+	Root  NodeColumn `json:"root"`
+	Depth int        `json:"depth"`
 }
 
 // ImpactedModel summarises the impact on one model.
@@ -108,11 +143,47 @@ type ImpactResult struct {
 	NotReached []UnreachedModel `json:"not_reached"`
 }
 
-type visit struct {
-	prev   NodeColumn
-	reason string
-	depth  int
-	root   bool
+// Chain returns the evidence chain from a changed column to c (inclusive),
+// or nil when c was not reached.
+func (r *ImpactResult) Chain(c NodeColumn) []NodeColumn {
+	at := make(map[NodeColumn]int, len(r.Columns))
+	for i, ic := range r.Columns {
+		at[NodeColumn{Node: ic.Node, Column: ic.Column}.key()] = i
+	}
+	i, ok := at[c.key()]
+	if !ok {
+		return nil
+	}
+	chain := []NodeColumn{c}
+	for hops := 0; hops <= len(r.Columns); hops++ {
+		ic := r.Columns[i]
+		chain = append(chain, ic.Via)
+		j, ok := at[ic.Via.key()]
+		if !ok || ic.Depth <= 1 {
+			break
+		}
+		i = j
+	}
+	for a, b := 0, len(chain)-1; a < b; a, b = a+1, b-1 {
+		chain[a], chain[b] = chain[b], chain[a]
+	}
+	return chain
+}
+
+// impactScratch is per-query working memory recycled between Impact calls,
+// so a query allocates little beyond its result.
+type impactScratch struct {
+	prev, root, depth []int32
+	via               []uint8
+	queue, touched    []int32
+}
+
+func newImpactScratch(n int) *impactScratch {
+	sc := &impactScratch{prev: make([]int32, n), root: make([]int32, n), depth: make([]int32, n), via: make([]uint8, n)}
+	for i := range sc.prev {
+		sc.prev[i] = -1
+	}
+	return sc
 }
 
 // Impact follows lineage downstream from the changed columns. Opaque
@@ -120,118 +191,125 @@ type visit struct {
 func (p *ProjectLineage) Impact(changed []NodeColumn) *ImpactResult {
 	g := p.index()
 	res := &ImpactResult{Changed: changed, Columns: []ImpactedColumn{}, Models: []ImpactedModel{}, NotReached: []UnreachedModel{}}
-	seen := map[NodeColumn]*visit{}
-	var order []NodeColumn
-	queue := make([]NodeColumn, 0, len(changed))
-	display := map[NodeColumn]NodeColumn{}
+	sc, _ := p.scratch.Get().(*impactScratch)
+	if sc == nil || len(sc.prev) != len(g.cols) {
+		sc = newImpactScratch(len(g.cols))
+	}
+	defer func() {
+		// Reset only what this query touched, then recycle.
+		for _, i := range sc.touched {
+			sc.prev[i] = -1
+		}
+		sc.touched = sc.touched[:0]
+		p.scratch.Put(sc)
+	}()
+	prev, root, via, depth := sc.prev, sc.root, sc.via, sc.depth
+	queue := sc.queue
+	var order []int32
 	changedNodes := map[string]bool{}
 	for _, c := range changed {
-		k := c.key()
-		if seen[k] == nil {
-			seen[k] = &visit{root: true}
-			display[k] = c
-			queue = append(queue, k)
-		}
 		changedNodes[c.Node] = true
+		if i, ok := g.ids[c.key()]; ok && prev[i] == -1 {
+			prev[i], root[i], depth[i] = -2, i, 0
+			sc.touched = append(sc.touched, i)
+			queue = append(queue, i)
+		}
 	}
-	reachedModel := map[string]bool{}
+	push := func(to, from int32, reason uint8) {
+		if prev[to] != -1 {
+			return
+		}
+		prev[to], root[to], via[to], depth[to] = from, root[from], reason, depth[from]+1
+		order = append(order, to)
+		queue = append(queue, to)
+		sc.touched = append(sc.touched, to)
+	}
+	nodeDone := make([]bool, len(g.nodes))
 	opaqueDone := map[string]bool{}
-	push := func(to NodeColumn, from NodeColumn, reason string) {
-		k := to.key()
-		if seen[k] != nil {
-			return
-		}
-		seen[k] = &visit{prev: from, reason: reason, depth: seen[from].depth + 1}
-		display[k] = to
-		order = append(order, k)
-		queue = append(queue, k)
-	}
-	reachOpaque := func(node string, from NodeColumn) {
-		if opaqueDone[node] {
-			return
-		}
-		opaqueDone[node] = true
-		reachedModel[node] = true
-		ml := p.Models[node]
-		if ml != nil {
-			for _, c := range ml.Columns {
-				push(NodeColumn{Node: node, Column: c.Name}, from, "opaque")
-			}
-		}
-		// Columns of an opaque model that others read are reached too.
-		for _, nc := range g.nodeCols[node] {
-			push(nc, from, "opaque")
-		}
-		if ml == nil || len(ml.Columns) == 0 {
-			push(NodeColumn{Node: node, Column: "*"}, from, "opaque")
-		}
-	}
-	for len(queue) > 0 {
-		cur := queue[0]
-		queue = queue[1:]
+	var extra []ImpactedColumn // opaque models without known columns
+	for head := 0; head < len(queue); head++ {
+		cur := queue[head]
 		for _, e := range g.down[cur] {
 			push(e.to, cur, e.via)
-			reachedModel[e.to.Node] = true
 		}
-		for _, kid := range p.children[cur.Node] {
-			if ml := p.Models[kid]; ml != nil && ml.Opaque {
-				reachOpaque(kid, cur)
+		if nodeDone[g.nodeOf[cur]] {
+			continue
+		}
+		nodeDone[g.nodeOf[cur]] = true
+		for _, kid := range p.children[g.cols[cur].Node] {
+			ml := p.Models[kid]
+			if ml == nil || !ml.Opaque || opaqueDone[kid] {
+				continue
+			}
+			opaqueDone[kid] = true
+			// An opaque reader may use anything it reads: all its columns,
+			// and every column others read from it, are reached.
+			for _, i := range g.nodeCols[kid] {
+				push(i, cur, viaOpaque)
+			}
+			if len(ml.Columns) == 0 {
+				extra = append(extra, ImpactedColumn{Node: kid, Column: "*", Reason: "opaque", Depth: int(depth[cur]) + 1, Via: g.cols[cur], Root: g.cols[root[cur]]})
 			}
 		}
 	}
-	perModel := map[string][]string{}
-	for _, k := range order {
-		v := seen[k]
-		nc := display[k]
-		ic := ImpactedColumn{Node: nc.Node, Column: nc.Column, Reason: v.reason, Depth: v.depth}
-		// Walk back to a changed column for the evidence chain.
-		chain := []NodeColumn{nc}
-		for cur := k; !seen[cur].root && len(chain) < 1000; {
-			cur = seen[cur].prev
-			chain = append(chain, display[cur])
+	sc.queue = queue[:0]
+	res.Columns = make([]ImpactedColumn, 0, len(order)+len(extra))
+	perNode := make([][]string, len(g.nodes))
+	var models []string
+	reached := map[string]bool{}
+	for _, i := range order {
+		nc := g.cols[i]
+		res.Columns = append(res.Columns, ImpactedColumn{Node: nc.Node, Column: nc.Column, Reason: viaNames[via[i]], Depth: int(depth[i]), Via: g.cols[prev[i]], Root: g.cols[root[i]]})
+		ni := g.nodeOf[i]
+		if perNode[ni] == nil {
+			models = append(models, nc.Node)
+			reached[nc.Node] = true
 		}
-		for i, j := 0, len(chain)-1; i < j; i, j = i+1, j-1 {
-			chain[i], chain[j] = chain[j], chain[i]
+		perNode[ni] = append(perNode[ni], nc.Column)
+	}
+	perExtra := map[string][]string{}
+	for _, e := range extra {
+		res.Columns = append(res.Columns, e)
+		if !reached[e.Node] {
+			models = append(models, e.Node)
+			reached[e.Node] = true
 		}
-		ic.Evidence = chain
-		res.Columns = append(res.Columns, ic)
-		perModel[nc.Node] = append(perModel[nc.Node], nc.Column)
+		perExtra[e.Node] = append(perExtra[e.Node], e.Column)
 	}
-	nodes := make([]string, 0, len(perModel))
-	for n := range perModel {
-		nodes = append(nodes, n)
-	}
-	sort.Strings(nodes)
-	for _, n := range nodes {
-		ml := p.Models[n]
-		res.Models = append(res.Models, ImpactedModel{Node: n, Columns: perModel[n], Opaque: ml != nil && ml.Opaque})
+	sort.Strings(models)
+	for _, m := range models {
+		ml := p.Models[m]
+		cols := perExtra[m]
+		if ni, ok := g.nodeIDs[m]; ok {
+			cols = append(perNode[ni], cols...)
+		}
+		res.Models = append(res.Models, ImpactedModel{Node: m, Columns: cols, Opaque: ml != nil && ml.Opaque})
 	}
 	// Readers of a changed model that no changed column reached.
 	cn := make([]string, 0, len(changedNodes))
-	for n := range changedNodes {
-		cn = append(cn, n)
+	for c := range changedNodes {
+		cn = append(cn, c)
 	}
 	sort.Strings(cn)
 	listed := map[string]bool{}
-	for _, n := range cn {
-		readers := g.readers[n]
+	for _, c := range cn {
+		readers := g.readers[c]
 		var kids []string
 		for k := range readers {
 			kids = append(kids, k)
 		}
-		for _, k := range p.children[n] {
+		for _, k := range p.children[c] {
 			if _, ok := readers[k]; !ok && p.Models[k] != nil {
 				kids = append(kids, k)
 			}
 		}
 		sort.Strings(kids)
 		for _, k := range kids {
-			if perModel[k] != nil || reachedModel[k] || listed[k] || changedNodes[k] {
+			if reached[k] || listed[k] || changedNodes[k] {
 				continue
 			}
 			listed[k] = true
-			reads := append([]string{}, readers[k]...)
-			res.NotReached = append(res.NotReached, UnreachedModel{Node: k, Reads: reads})
+			res.NotReached = append(res.NotReached, UnreachedModel{Node: k, Reads: append([]string{}, readers[k]...)})
 		}
 	}
 	return res
@@ -240,13 +318,10 @@ func (p *ProjectLineage) Impact(changed []NodeColumn) *ImpactResult {
 // Downstream returns every column computed (or row-shaped) from c, transitively.
 func (p *ProjectLineage) Downstream(c NodeColumn) []NodeColumn {
 	g := p.index()
-	return traverse(c, func(k NodeColumn) []NodeColumn {
-		es := g.down[k]
-		out := make([]NodeColumn, len(es))
-		for i, e := range es {
-			out[i] = e.to
+	return g.traverse(c, func(i int32, visit func(int32)) {
+		for _, e := range g.down[i] {
+			visit(e.to)
 		}
-		return out
 	})
 }
 
@@ -254,25 +329,31 @@ func (p *ProjectLineage) Downstream(c NodeColumn) []NodeColumn {
 // lineage only; row-shaping inputs are in ModelLineage.RowDeps).
 func (p *ProjectLineage) Upstream(c NodeColumn) []NodeColumn {
 	g := p.index()
-	return traverse(c, func(k NodeColumn) []NodeColumn { return g.up[k] })
+	return g.traverse(c, func(i int32, visit func(int32)) {
+		for _, u := range g.up[i] {
+			visit(u)
+		}
+	})
 }
 
-func traverse(start NodeColumn, next func(NodeColumn) []NodeColumn) []NodeColumn {
-	seen := map[NodeColumn]bool{start.key(): true}
-	queue := []NodeColumn{start.key()}
-	var out []NodeColumn
+func (g *graphIndex) traverse(start NodeColumn, next func(int32, func(int32))) []NodeColumn {
+	s, ok := g.ids[start.key()]
+	if !ok {
+		return []NodeColumn{}
+	}
+	seen := map[int32]bool{s: true}
+	queue := []int32{s}
+	out := []NodeColumn{}
 	for len(queue) > 0 {
 		cur := queue[0]
 		queue = queue[1:]
-		for _, n := range next(cur) {
-			k := n.key()
-			if seen[k] {
-				continue
+		next(cur, func(i int32) {
+			if !seen[i] {
+				seen[i] = true
+				out = append(out, g.cols[i])
+				queue = append(queue, i)
 			}
-			seen[k] = true
-			out = append(out, n)
-			queue = append(queue, k)
-		}
+		})
 	}
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].Node != out[j].Node {

@@ -64,9 +64,11 @@ type ModelLineage struct {
 	Parents      []string      `json:"parents"`
 	Unmatched    []string      `json:"unmatched_relations,omitempty"`
 	RowDigest    string        `json:"row_digest"`
-	// Structure is the SQL structure without projections; use
-	// ModelStructure() for the complete view.
+	// Structure holds the flags and refs of the SQL structure; use
+	// ModelStructure() for the complete view (filters, joins, projections).
 	Structure *ModelStructure `json:"structure,omitempty"`
+	// sql is the compiled SQL, kept to rebuild the structure on demand.
+	sql string
 	// trivial marks lineage decided without SQL (Python, not compiled).
 	trivial bool
 	// names are the output column names, shared read-only with downstream
@@ -80,6 +82,12 @@ func (m *ModelLineage) ModelStructure() *ModelStructure {
 	st := ModelStructure{}
 	if m.Structure != nil {
 		st = *m.Structure
+	}
+	if m.sql != "" {
+		// Project analysis skips the text parts; rebuild them from the SQL.
+		if ql, err := AnalyzeSQL(m.Dialect, m.sql, nil); err == nil && ql.Structure != nil {
+			st = *ql.Structure
+		}
 	}
 	st.Projections = make([]Projection, 0, len(m.Columns))
 	for _, c := range m.Columns {
@@ -235,8 +243,16 @@ func (c *Cache) get(k uint64) (*ModelLineage, bool) {
 	return v, ok
 }
 
+// maxCacheEntries bounds a long-lived cache (an MCP server sees many
+// versions of each model); dropping everything is crude but keeps memory
+// bounded and costs one cold analysis.
+const maxCacheEntries = 200_000
+
 func (c *Cache) put(k uint64, v *ModelLineage) {
 	c.mu.Lock()
+	if len(c.m) >= maxCacheEntries {
+		clear(c.m)
+	}
 	c.m[k] = v
 	c.mu.Unlock()
 }
@@ -262,6 +278,7 @@ type ProjectLineage struct {
 	children map[string][]string
 	once     sync.Once
 	idx      *graphIndex
+	scratch  sync.Pool
 }
 
 // relIndex matches relation names written in SQL to manifest nodes.
@@ -587,6 +604,7 @@ func analyzeModelSQL(ml *ModelLineage, n *dbt.Node, dialect string, ri *relIndex
 	ml.Opaque, ml.OpaqueReason = res.opaqueReason != "", res.opaqueReason
 	ml.RowDigest = hexDigest(rel.rowDigest)
 	ml.Structure = res.a.st
+	ml.sql = n.CompiledCode
 	seenParent := map[string]bool{}
 	conv := func(d dep) ColumnDep {
 		cd := ColumnDep{Column: d.col, Confidence: d.conf}

@@ -118,15 +118,17 @@ type cteDef struct {
 	resolving bool
 }
 
+// cteEnv is a linked list of visible CTEs, innermost first; queries have
+// few CTEs, so a list beats a map per scope.
 type cteEnv struct {
-	defs   map[string]*cteDef
+	def    *cteDef
 	parent *cteEnv
 }
 
 func (e *cteEnv) lookup(name string) *cteDef {
 	for ; e != nil; e = e.parent {
-		if d, ok := e.defs[strings.ToLower(name)]; ok {
-			return d
+		if equalFold(e.def.name, name) {
+			return e.def
 		}
 	}
 	return nil
@@ -164,6 +166,9 @@ type analyzer struct {
 	// memo remembers the resolution of each column reference of the
 	// expression being analysed, so digesting does not resolve it again.
 	memo []refLin
+	// structure enables the text parts of ModelStructure; project analysis
+	// skips them and rebuilds the structure on demand.
+	structure bool
 	// canon names a physical relation in digests. Project analysis maps
 	// relations to node ids so that digests survive a change of target
 	// schema between builds.
@@ -321,9 +326,8 @@ func (a *analyzer) query(q *sqlparse.Query, env *cteEnv, outer *scope) *relation
 	if q.With != nil && len(q.With.CTEs) > 0 {
 		a.st.HasCTE = true
 		for _, c := range q.With.CTEs {
-			ne := &cteEnv{defs: map[string]*cteDef{}, parent: env}
 			def := &cteDef{name: c.Name, cte: c, recursive: q.With.Recursive}
-			ne.defs[strings.ToLower(c.Name)] = def
+			ne := &cteEnv{def: def, parent: env}
 			// A non-recursive CTE cannot see itself: a CTE named like a
 			// table reads the table.
 			if q.With.Recursive {
@@ -331,7 +335,9 @@ func (a *analyzer) query(q *sqlparse.Query, env *cteEnv, outer *scope) *relation
 			} else {
 				def.env = env
 			}
-			a.st.CTENames = append(a.st.CTENames, c.Name)
+			if a.structure {
+				a.st.CTENames = append(a.st.CTENames, c.Name)
+			}
 			env = ne
 		}
 	}
@@ -348,7 +354,9 @@ func (a *analyzer) query(q *sqlparse.Query, env *cteEnv, outer *scope) *relation
 		for _, o := range q.OrderBy {
 			deps = append(deps, a.rowExprDeps(o.Expr, sc, rel.cols, true)...)
 			parts = append(parts, a.digestExpr(o.Expr, sc))
-			a.st.OrderBy = append(a.st.OrderBy, sqlparse.Format(o.Expr))
+			if a.structure {
+				a.st.OrderBy = append(a.st.OrderBy, sqlparse.Format(o.Expr))
+			}
 		}
 		out := *rel
 		out.rowDeps = append(append([]dep(nil), rel.rowDeps...), deps...)
@@ -536,7 +544,10 @@ func (a *analyzer) selectBlock(s *sqlparse.Select, env *cteEnv, outer *scope, or
 	aggItems := make([]bool, 0, len(s.Items))
 	for _, it := range s.Items {
 		if it.Star != nil {
-			for _, c := range a.expandStar(it.Star, sc, env, out) {
+			cols := a.expandStar(it.Star, sc, env, out)
+			sc.items = slices.Grow(sc.items, len(cols))
+			aggItems = slices.Grow(aggItems, len(cols))
+			for _, c := range cols {
 				sc.items = append(sc.items, c)
 				aggItems = append(aggItems, false)
 			}
@@ -551,13 +562,17 @@ func (a *analyzer) selectBlock(s *sqlparse.Select, env *cteEnv, outer *scope, or
 		l = classify(it.Expr, l, name)
 		sc.items = append(sc.items, rcol{name: name, l: l})
 		aggItems = append(aggItems, hasAggregate(it.Expr))
-		a.collectAggs(it.Expr)
+		if a.structure {
+			a.collectAggs(it.Expr)
+		}
 	}
 	out.cols = sc.items
 	if s.Where != nil {
 		out.rowDeps = append(out.rowDeps, a.rowExprDeps(s.Where, sc, sc.items, false)...)
 		rowParts = append(rowParts, hashDigests("where", a.digestExpr(s.Where, sc)))
-		a.st.Filters = append(a.st.Filters, sqlparse.Format(s.Where))
+		if a.structure {
+			a.st.Filters = append(a.st.Filters, sqlparse.Format(s.Where))
+		}
 	}
 	if s.GroupByAll {
 		for i, c := range sc.items {
@@ -571,22 +586,30 @@ func (a *analyzer) selectBlock(s *sqlparse.Select, env *cteEnv, outer *scope, or
 	for _, g := range s.GroupBy {
 		out.rowDeps = append(out.rowDeps, a.rowExprDeps(g, sc, sc.items, false)...)
 		rowParts = append(rowParts, hashDigests("group", a.digestExpr(g, sc)))
-		a.st.GroupBy = append(a.st.GroupBy, sqlparse.Format(g))
+		if a.structure {
+			a.st.GroupBy = append(a.st.GroupBy, sqlparse.Format(g))
+		}
 	}
 	if s.Having != nil {
 		out.rowDeps = append(out.rowDeps, a.rowExprDeps(s.Having, sc, sc.items, false)...)
 		rowParts = append(rowParts, hashDigests("having", a.digestExpr(s.Having, sc)))
-		a.st.Having = append(a.st.Having, sqlparse.Format(s.Having))
+		if a.structure {
+			a.st.Having = append(a.st.Having, sqlparse.Format(s.Having))
+		}
 	}
 	if s.Qualify != nil {
 		out.rowDeps = append(out.rowDeps, a.rowExprDeps(s.Qualify, sc, sc.items, false)...)
 		rowParts = append(rowParts, hashDigests("qualify", a.digestExpr(s.Qualify, sc)))
-		a.st.QualifyFilters = append(a.st.QualifyFilters, sqlparse.Format(s.Qualify))
+		if a.structure {
+			a.st.QualifyFilters = append(a.st.QualifyFilters, sqlparse.Format(s.Qualify))
+		}
 	}
 	for _, o := range orderBy {
 		out.rowDeps = append(out.rowDeps, a.rowExprDeps(o.Expr, sc, sc.items, true)...)
 		rowParts = append(rowParts, hashDigests("order", a.digestExpr(o.Expr, sc)))
-		a.st.OrderBy = append(a.st.OrderBy, sqlparse.Format(o.Expr))
+		if a.structure {
+			a.st.OrderBy = append(a.st.OrderBy, sqlparse.Format(o.Expr))
+		}
 	}
 	slices.Sort(rowParts)
 	out.rowDigest = hashDigests("rows", rowParts...)
@@ -677,7 +700,9 @@ func (a *analyzer) addTable(te sqlparse.TableExpr, sc *scope, env *cteEnv, out *
 		if x.On != nil {
 			out.rowDeps = append(out.rowDeps, a.rowExprDeps(x.On, sc, nil, false)...)
 			*rowParts = append(*rowParts, hashDigests("on", a.digestExpr(x.On, sc)))
-			info.Condition = sqlparse.Format(x.On)
+			if a.structure {
+				info.Condition = sqlparse.Format(x.On)
+			}
 		}
 		if len(using) > 0 {
 			if sc.using == nil {
@@ -1703,6 +1728,7 @@ type analysis struct {
 func runAnalysis(d sqlparse.Dialect, q *sqlparse.Query, schema Schema, canon func(string) string) (res analysis) {
 	a := newAnalyzer(d, schema)
 	a.canon = canon
+	a.structure = canon == nil
 	res.a = a
 	defer func() {
 		if r := recover(); r != nil {

@@ -15,7 +15,8 @@ type CorpusColumn struct {
 
 // CorpusResult is the shape `ripple sql-lineage --json` prints:
 // {"columns": {"<out>": {"deps": ["<table>.<col>"], "kind": "..."}}, "row_deps": [...]}
-// with columns in output order. Opaque results also carry the reason.
+// with columns in output order. Opaque and OpaqueReason are not part of the
+// JSON (the shape is fixed); callers report them separately.
 type CorpusResult struct {
 	Names        []string
 	Columns      map[string]CorpusColumn
@@ -82,14 +83,6 @@ func (r *CorpusResult) MarshalJSON() ([]byte, error) {
 		return nil, err
 	}
 	b.Write(rd)
-	if r.Opaque {
-		b.WriteString(`,"opaque":true,"opaque_reason":`)
-		or, err := json.Marshal(r.OpaqueReason)
-		if err != nil {
-			return nil, err
-		}
-		b.Write(or)
-	}
 	b.WriteByte('}')
 	return b.Bytes(), nil
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/ripple-data/ripple/internal/dbtfixture"
+	"github.com/ripple-data/ripple/internal/warehouse"
 	"github.com/ripple-data/ripple/internal/warehouse/duckdb"
 )
 
@@ -496,3 +497,61 @@ func TestUpperCaseColumnsDuckDB(t *testing.T) {
 		t.Fatalf("profile upper: %v %s", err, jsonOf(t, prof))
 	}
 }
+
+// TestValueDiffKeyChecksInOnePass checks that the single diff pass itself
+// notices every kind of bad key, before verifyKeys explains it.
+func TestValueDiffKeyChecksInOnePass(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name, base, current string
+		seen                [2]int64 // base_seen - base rows, current_seen - current rows
+		nulls, dups         [2]int64
+		err                 string
+	}{
+		{"clean", "(1,1),(2,2)", "(1,1),(3,3)", [2]int64{}, [2]int64{}, [2]int64{}, ""},
+		{"matched dup in current", "(1,1),(2,2)", "(1,1),(1,2),(2,2)", [2]int64{1, 0}, [2]int64{}, [2]int64{}, "current environment"},
+		{"matched dup in base", "(1,1),(1,5),(2,2)", "(1,1),(2,2)", [2]int64{0, 1}, [2]int64{}, [2]int64{}, "base environment"},
+		{"dup only in base", "(1,1),(9,1),(9,2)", "(1,1)", [2]int64{}, [2]int64{}, [2]int64{1, 0}, "base environment"},
+		{"dup only in current", "(1,1)", "(1,1),(8,1),(8,2)", [2]int64{}, [2]int64{}, [2]int64{0, 1}, "current environment"},
+		{"null key in current", "(1,1)", "(1,1),(NULL,2),(NULL,3)", [2]int64{}, [2]int64{0, 2}, [2]int64{}, "NULL key"},
+		{"null key in base", "(1,1),(NULL,2)", "(1,1)", [2]int64{}, [2]int64{1, 0}, [2]int64{}, "NULL key"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			conn := memDuckDB(t, "CREATE SCHEMA base", "CREATE SCHEMA current",
+				"CREATE TABLE base.k (id INTEGER, v INTEGER)", "INSERT INTO base.k VALUES "+tc.base,
+				"CREATE TABLE current.k (id INTEGER, v INTEGER)", "INSERT INTO current.k VALUES "+tc.current)
+			env := Env{Project: handProject(t, "memory", "base", "current", model{name: "k"}), Conn: conn, Dialect: mustDialect(t, "duckdb")}
+			p, err := env.planValueDiff(ctx, "k", Keys{"id"}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := conn.Query(ctx, valueDiffSQL(p), warehouseOpts1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sr, err := conn.Query(ctx, sideStatsSQL(p), warehouseOpts1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			row, st := r.Rows[0], sr.Rows[0]
+			got := [3][2]int64{
+				{toInt(row[vdBaseSeen]) - toInt(st[0]), toInt(row[vdCurrentSeen]) - toInt(st[2])},
+				{toInt(row[vdBaseNullKeys]), toInt(row[vdCurrentNullKeys])},
+				{toInt(row[vdBaseDupKeys]), toInt(row[vdCurrentDupKeys])},
+			}
+			if want := [3][2]int64{tc.seen, tc.nulls, tc.dups}; got != want {
+				t.Fatalf("seen/nulls/dups = %v, want %v", got, want)
+			}
+			_, err = ValueDiff(ctx, env, ValueDiffInput{Model: "k", PrimaryKey: Keys{"id"}})
+			if tc.err == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+			} else if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Fatalf("err = %v, want %q", err, tc.err)
+			}
+		})
+	}
+}
+
+var warehouseOpts1 = warehouse.QueryOptions{Limit: 1}

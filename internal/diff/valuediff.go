@@ -106,6 +106,8 @@ type diffPlan struct {
 	cols     []diffColumn // keys first, then the other compared columns
 	dialect  sqlDialect
 	keyNames []string
+	// fastEqual tests the columns for equality before computing codes.
+	fastEqual bool
 }
 
 func (e Env) planValueDiff(ctx context.Context, model string, pk Keys, columns []string) (*diffPlan, error) {
@@ -357,7 +359,7 @@ func valueDiffSQL(p *diffPlan) string {
 	side := "CASE WHEN b.ripple_in IS NULL THEN 1 WHEN c.ripple_in IS NULL THEN 2 ELSE 0 END"
 	both := "b.ripple_in IS NOT NULL AND c.ripple_in IS NOT NULL"
 	type slot struct{ word, pos int }
-	var words [][]string
+	var words, equal [][]string
 	slots := map[int]slot{}
 	for i, c := range p.cols {
 		if c.Key {
@@ -374,13 +376,23 @@ func valueDiffSQL(p *diffPlan) string {
 			code = "(" + code + ") * " + strconv.FormatInt(int64(1)<<(2*pos), 10)
 		}
 		words[w] = append(words[w], code)
+		if len(equal) <= w {
+			equal = append(equal, nil)
+		}
+		equal[w] = append(equal[w], d.notDistinct(b, cur))
 		slots[i] = slot{w, pos}
 	}
 	rowSel := []string{side + " AS ripple_side"}
 	groupCols := []string{"ripple_side"}
 	for w, codes := range words {
 		name := "ripple_w" + strconv.Itoa(w)
-		rowSel = append(rowSel, "CASE WHEN "+both+" THEN "+strings.Join(codes, "\n    + ")+" ELSE 0 END AS "+name)
+		// Most rows are unchanged: test equality of the word's columns first
+		// so that only differing rows pay for computing their codes.
+		cond := both
+		if p.fastEqual {
+			cond += " AND NOT (" + strings.Join(equal[w], " AND ") + ")"
+		}
+		rowSel = append(rowSel, "CASE WHEN "+cond+" THEN "+strings.Join(codes, "\n    + ")+" ELSE 0 END AS "+name)
 		groupCols = append(groupCols, name)
 	}
 	var keyNull []string

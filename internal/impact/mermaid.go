@@ -35,7 +35,9 @@ type MermaidResult struct {
 	EdgeCount int    `json:"edge_count"`
 	Truncated bool   `json:"truncated"`
 	// OmittedNodes counts nodes left out by the size cap.
-	OmittedNodes int    `json:"omitted_nodes,omitempty"`
+	OmittedNodes int `json:"omitted_nodes,omitempty"`
+	// OmittedEdges counts edges between shown nodes left out by the cap.
+	OmittedEdges int    `json:"omitted_edges,omitempty"`
 	Warning      string `json:"_warning,omitempty"`
 }
 
@@ -63,7 +65,7 @@ func Mermaid(cmp *lineage.Comparison, ids []string, notes map[string]Annotation,
 	var body strings.Builder
 	var classes strings.Builder
 	kept := []string{}
-	const footerReserve = 400
+	const footerReserve = 600
 	for _, id := range ids {
 		n, ok := cmp.Graph.Node(id)
 		if !ok {
@@ -88,11 +90,13 @@ func Mermaid(cmp *lineage.Comparison, ids []string, notes map[string]Annotation,
 	}
 	sort.Strings(kept)
 	var edges strings.Builder
+	totalEdges := 0
 	for _, id := range kept {
 		parents := append([]string(nil), cmp.Graph.Parents(id)...)
 		sort.Strings(parents)
 		for _, p := range parents {
 			if pa, ok := alias[p]; ok {
+				totalEdges++
 				line := "  " + pa + " --> " + alias[id] + "\n"
 				if body.Len()+classes.Len()+edges.Len()+len(line)+footerReserve > maxChars {
 					res.Truncated = true
@@ -114,8 +118,10 @@ func Mermaid(cmp *lineage.Comparison, ids []string, notes map[string]Annotation,
 	out.WriteString("  classDef unchanged fill:#ffffff,stroke:#d3d3d3,color:#999999\n")
 	out.WriteString(classes.String())
 	if res.Truncated {
-		fmt.Fprintf(&out, "  %%%% truncated: %d of %d nodes shown (size cap %d characters)\n", len(kept), len(ids), maxChars)
+		fmt.Fprintf(&out, "  %%%% truncated: %d of %d nodes shown, %d of %d edges between them (size cap %d characters)\n",
+			len(kept), len(ids), res.EdgeCount, totalEdges, maxChars)
 	}
+	res.OmittedEdges = totalEdges - res.EdgeCount
 	res.Mermaid = out.String()
 	res.NodeCount = len(kept)
 	return res

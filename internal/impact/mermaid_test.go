@@ -300,12 +300,19 @@ func TestMermaidSizeCap(t *testing.T) {
 		if len(res.Mermaid) > limit {
 			t.Errorf("max %d: diagram is %d characters", limit, len(res.Mermaid))
 		}
-		if !res.Truncated || res.OmittedNodes <= 0 || res.NodeCount+res.OmittedNodes != len(ids) {
+		if !res.Truncated || res.NodeCount+res.OmittedNodes != len(ids) {
 			t.Errorf("max %d: truncated=%v node_count=%d omitted=%d of %d", limit, res.Truncated, res.NodeCount, res.OmittedNodes, len(ids))
 		}
-		note := "  %% truncated: " + strconv.Itoa(res.NodeCount) + " of " + strconv.Itoa(len(ids)) + " nodes shown (size cap " + strconv.Itoa(limit) + " characters)\n"
-		if !strings.HasSuffix(res.Mermaid, note) {
-			t.Errorf("max %d: missing truncation note %q; tail %q", limit, note, tail(res.Mermaid, 200))
+		note := regexp.MustCompile(`(?m)^  %% truncated: .*\n\z`).FindString(res.Mermaid)
+		if want := "  %% truncated: " + strconv.Itoa(res.NodeCount) + " of " + strconv.Itoa(len(ids)) + " nodes shown"; !strings.HasPrefix(note, want) {
+			t.Errorf("max %d: truncation note %q, want it to start with %q", limit, note, want)
+		}
+		// The edges between the nodes shown are the point of a lineage
+		// graph: all of them are drawn, or the note says how many are not.
+		want := edgesAmong(t, cmp, res.Mermaid)
+		if res.EdgeCount != want && !strings.Contains(note, "edge") {
+			t.Errorf("max %d: %d of the %d edges between the %d nodes shown are drawn, and the note does not say so: %q",
+				limit, res.EdgeCount, want, res.NodeCount, note)
 		}
 		if got := strings.Count(res.Mermaid, "\n  class "); got != res.NodeCount {
 			t.Errorf("max %d: %d class lines for %d nodes", limit, got, res.NodeCount)
@@ -327,6 +334,40 @@ func TestMermaidSizeCap(t *testing.T) {
 	if small.Truncated || strings.Contains(small.Mermaid, "truncated") {
 		t.Errorf("5 nodes must not be truncated: %+v", small)
 	}
+}
+
+// edgesAmong counts the graph edges between the nodes a diagram declares.
+func edgesAmong(t *testing.T, cmp *lineage.Comparison, mermaid string) int {
+	t.Helper()
+	byName := map[string]string{}
+	for _, id := range cmp.Graph.IDs() {
+		n, _ := cmp.Graph.Node(id)
+		name := n.Name
+		if n.ResourceType == dbt.Source {
+			name = n.SourceName + "." + n.Name
+		}
+		if _, dup := byName[name]; dup {
+			t.Fatalf("two nodes are named %s", name)
+		}
+		byName[name] = id
+	}
+	shown := map[string]bool{}
+	for _, m := range regexp.MustCompile(`(?m)^  n\d+\W+"([^"<]+)`).FindAllStringSubmatch(mermaid, -1) {
+		id, ok := byName[m[1]]
+		if !ok {
+			t.Fatalf("unknown node %s", m[1])
+		}
+		shown[id] = true
+	}
+	n := 0
+	for id := range shown {
+		for _, p := range cmp.Graph.Parents(id) {
+			if shown[p] {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 func tail(s string, n int) string {

@@ -9,6 +9,9 @@ import (
 	"github.com/ripple-data/ripple/internal/lineage"
 )
 
+// maxSummaryRows keeps the comment under GitHub's 65,536-character limit.
+const maxSummaryRows = 150
+
 // SummaryCheck is a saved check as the PR summary shows it.
 type SummaryCheck struct {
 	Name       string
@@ -49,7 +52,7 @@ func Markdown(in SummaryInput) string {
 		{"adapter", func(m dbt.Metadata) string { return m.AdapterType }},
 	} {
 		bv, cv := meta(row.f)
-		fmt.Fprintf(&b, "| %s | %s | %s |\n", row.label, bv, cv)
+		fmt.Fprintf(&b, "| %s | %s | %s |\n", row.label, cell(bv), cell(cv))
 	}
 	r := in.Impact
 	b.WriteString("\n## Lineage\n\n")
@@ -73,7 +76,15 @@ func Markdown(in SummaryInput) string {
 		mm := Mermaid(in.Comparison, ids, notes, MaxMermaidChars-2000)
 		b.WriteString("```mermaid\n" + mm.Mermaid + "```\n")
 		if mm.Truncated {
-			fmt.Fprintf(&b, "\n_The graph was truncated: %d node(s) not shown._\n", mm.OmittedNodes)
+			switch {
+			case mm.OmittedNodes > 0:
+				fmt.Fprintf(&b, "\n_The graph was truncated: %d node(s) not shown._\n", mm.OmittedNodes)
+				if mm.OmittedEdges > 0 {
+					fmt.Fprintf(&b, "_%d edge(s) between the nodes shown were left out too._\n", mm.OmittedEdges)
+				}
+			default:
+				fmt.Fprintf(&b, "\n_The graph was truncated: all %d nodes are shown, %d edge(s) between them are not._\n", mm.NodeCount, mm.OmittedEdges)
+			}
 		}
 	}
 	if r != nil {
@@ -81,12 +92,16 @@ func Markdown(in SummaryInput) string {
 		fmt.Fprintf(&b, "%d modified, %d downstream, %d not impacted (classification: %s).\n\n",
 			r.ModifiedCount, r.DownstreamCount, len(r.ConfirmedNotImpactedModels)+len(r.NotImpactedByColumnLineage), r.ClassificationSource)
 		b.WriteString("| model | change | rows (base → current) | schema | data impact | affected rows |\n|---|---|---|---|---|---|\n")
-		for _, m := range r.ImpactedModels {
+		for i, m := range r.ImpactedModels {
+			if i == maxSummaryRows {
+				fmt.Fprintf(&b, "\n_%d more impacted model(s) not listed; run `ripple impact-analysis` for all of them._\n", len(r.ImpactedModels)-i)
+				break
+			}
 			change := "downstream"
 			if m.ChangeStatus != nil {
 				change = *m.ChangeStatus
 			}
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", m.Name, change, rowsCell(m), schemaCell(m), m.DataImpact, affectedCell(m))
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", cell(m.Name), change, cell(rowsCell(m)), cell(schemaCell(m)), m.DataImpact, cell(affectedCell(m)))
 		}
 		if len(r.Errors) > 0 {
 			b.WriteString("\n<details><summary>Steps that could not run</summary>\n\n")
@@ -120,7 +135,7 @@ func Markdown(in SummaryInput) string {
 			if c.Approved {
 				approved = "✓"
 			}
-			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", c.Name, c.Type, result, approved)
+			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", cell(c.Name), cell(c.Type), result, approved)
 		}
 	}
 	return b.String()
@@ -201,6 +216,11 @@ func affectedCell(m *Model) string {
 		return "N/A (" + m.ValueDiffSkipped + ")"
 	}
 	return "N/A"
+}
+
+// cell keeps a value inside one Markdown table cell.
+func cell(s string) string {
+	return strings.NewReplacer("|", "\\|", "\n", " ").Replace(s)
 }
 
 func orNA(s string) string {

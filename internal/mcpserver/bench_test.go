@@ -132,45 +132,56 @@ func BenchmarkLineageDiff5000(b *testing.B) {
 }
 
 // BenchmarkHTTP50Clients runs lineage_diff from 50 concurrent streamable
-// HTTP sessions on the 5,000-model project; any error fails.
+// HTTP sessions on the 5,000-model project (one op = one call from each of
+// the 50 sessions at once); any error fails.
 func BenchmarkHTTP50Clients(b *testing.B) {
-	h := newHarness(b, ops.Default(), dbt.Paths{ProjectDir: synthProject(b)}, ModeServer)
-	ts := httptest.NewServer(h.srv.HTTPHandler(HTTPOptions{}))
-	defer ts.Close()
-	ctx := context.Background()
-	sessions := make([]*mcp.ClientSession, 50)
-	for i := range sessions {
-		c := mcp.NewClient(&mcp.Implementation{Name: fmt.Sprint("bench", i), Version: "1"}, nil)
-		cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: ts.URL + "/mcp"}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer cs.Close()
-		sessions[i] = cs
-	}
-	var mu sync.Mutex
-	var lat []time.Duration
-	b.ResetTimer()
-	for b.Loop() {
-		var wg sync.WaitGroup
-		for _, cs := range sessions {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				start := time.Now()
-				res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "lineage_diff", Arguments: map[string]any{}})
-				d := time.Since(start)
-				if err != nil || res.IsError {
-					b.Errorf("%v %v", err, res)
+	dir := synthProject(b)
+	for _, tc := range []struct {
+		name string
+		args map[string]any
+	}{
+		{"changed", map[string]any{}},
+		{"one", map[string]any{"select": synthChanged, "view_mode": "all"}},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			h := newHarness(b, ops.Default(), dbt.Paths{ProjectDir: dir}, ModeServer)
+			ts := httptest.NewServer(h.srv.HTTPHandler(HTTPOptions{}))
+			defer ts.Close()
+			ctx := context.Background()
+			sessions := make([]*mcp.ClientSession, 50)
+			for i := range sessions {
+				c := mcp.NewClient(&mcp.Implementation{Name: fmt.Sprint("bench", i), Version: "1"}, nil)
+				cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: ts.URL + "/mcp"}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+				if err != nil {
+					b.Fatal(err)
 				}
-				mu.Lock()
-				lat = append(lat, d)
-				mu.Unlock()
-			}()
-		}
-		wg.Wait()
+				defer cs.Close()
+				sessions[i] = cs
+			}
+			var mu sync.Mutex
+			var lat []time.Duration
+			for b.Loop() {
+				var wg sync.WaitGroup
+				for _, cs := range sessions {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						start := time.Now()
+						res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "lineage_diff", Arguments: tc.args})
+						d := time.Since(start)
+						if err != nil || res.IsError {
+							b.Errorf("%v %v", err, res)
+						}
+						mu.Lock()
+						lat = append(lat, d)
+						mu.Unlock()
+					}()
+				}
+				wg.Wait()
+			}
+			reportLatency(b, lat)
+		})
 	}
-	reportLatency(b, lat)
 }
 
 func mkTemp() (string, error) { return os.MkdirTemp("", "ripple-mcp-bench-") }

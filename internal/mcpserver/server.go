@@ -133,7 +133,8 @@ func New(ctx context.Context, o Options) (*Server, error) {
 		Instructions: instructions,
 		Logger:       slog.New(minLevel{o.Logger.Handler(), slog.LevelWarn}),
 		Capabilities: &mcp.ServerCapabilities{
-			Logging:   &mcp.LoggingCapabilities{},
+			//lint:ignore SA1019 logging is part of every handshake-era protocol version served
+			Logging:   loggingCapability(),
 			Tools:     &mcp.ToolCapabilities{ListChanged: true},
 			Resources: &mcp.ResourceCapabilities{ListChanged: true},
 			Prompts:   &mcp.PromptCapabilities{ListChanged: true},
@@ -302,12 +303,11 @@ func (s *Server) toolError(ctx context.Context, req *mcp.CallToolRequest, op *op
 		s.log.Log(ctx, level, "tool "+op.Name+" failed", attrs...)
 	}
 	if req != nil && req.Session != nil {
-		lvl := mcp.LoggingLevel("error")
+		lvl := "error"
 		if level == slog.LevelWarn {
 			lvl = "warning"
 		}
-		_ = req.Session.Log(ctx, &mcp.LoggingMessageParams{Logger: "ripple", Level: lvl,
-			Data: map[string]any{"tool": op.Name, "error": msg, "class": class}})
+		notifyClient(ctx, req.Session, lvl, map[string]any{"tool": op.Name, "error": msg, "class": class})
 	}
 	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: msg}}}
 }

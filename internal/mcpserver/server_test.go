@@ -282,10 +282,13 @@ func TestUnknownTool(t *testing.T) {
 
 func TestToolFailuresAreResultsAndClassified(t *testing.T) {
 	h := newHarness(t, testRegistry(nil), fixturePaths(t), ModeServer)
+	//lint:ignore SA1019 logging is still part of the handshake-era protocols
 	var mu = make(chan *mcp.LoggingMessageParams, 10)
+	//lint:ignore SA1019 same
 	cs := h.connect(t, "2025-11-25", &mcp.ClientOptions{LoggingMessageHandler: func(_ context.Context, r *mcp.LoggingMessageRequest) {
 		mu <- r.Params
 	}})
+	//lint:ignore SA1019 same
 	if err := cs.SetLoggingLevel(context.Background(), &mcp.SetLoggingLevelParams{Level: "debug"}); err != nil {
 		t.Fatal(err)
 	}
@@ -597,5 +600,66 @@ func TestResourcesAndPrompts(t *testing.T) {
 	}
 	if _, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "answer_data_question"}); err == nil {
 		t.Error("missing required prompt argument accepted")
+	}
+}
+
+// TestEveryToolAnswersWithAResult calls every registered tool with no
+// arguments on the real fixture (no warehouse configured): each answer is a
+// tool result (success or isError), never a protocol error, and every
+// success matches the tool's advertised outputSchema, which the TypeScript
+// client enforces.
+func TestEveryToolAnswersWithAResult(t *testing.T) {
+	reg := ops.Default()
+	h := newHarness(t, reg, fixturePaths(t), ModeServer)
+	cs := h.connect(t, "2025-11-25", nil)
+	res, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ok := 0
+	for _, tool := range res.Tools {
+		if tool.Name == "set_backend" {
+			continue
+		}
+		r, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tool.Name, Arguments: map[string]any{}})
+		if err != nil {
+			t.Errorf("%s: protocol error %v", tool.Name, err)
+			continue
+		}
+		if r.IsError {
+			if text(r) == "" {
+				t.Errorf("%s: isError without a message", tool.Name)
+			}
+			continue
+		}
+		ok++
+		if op, found := reg.Get(tool.Name); found {
+			validateOutput(t, op, r)
+		}
+	}
+	t.Logf("%d of %d tools succeeded without arguments or a warehouse", ok, len(res.Tools)-1)
+}
+
+func TestPreviewModeHidesWarehouseOpsOfTheRealRegistry(t *testing.T) {
+	reg := ops.Default()
+	h := newHarness(t, reg, fixturePaths(t), ModeReadOnly)
+	cs := h.connect(t, "2025-11-25", nil)
+	res, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tool := range res.Tools {
+		if op, ok := reg.Get(tool.Name); ok && (op.Warehouse || op.WritesState) {
+			t.Errorf("%s (warehouse %v, writes %v) listed in read-only mode", tool.Name, op.Warehouse, op.WritesState)
+		}
+	}
+	for _, op := range reg.Ops() {
+		if op.Warehouse {
+			r := call(t, cs, op.Name, map[string]any{})
+			if !r.IsError || !strings.Contains(text(r), "is not available in read-only mode") {
+				t.Errorf("%s in read-only mode: %q", op.Name, text(r))
+			}
+			break
+		}
 	}
 }

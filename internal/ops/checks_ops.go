@@ -23,9 +23,6 @@ func (s *Session) Checks(ctx context.Context) (*checks.Store, error) {
 		return s.store, nil
 	}
 	path := s.cfg.StatePath
-	if path == "" {
-		path = "ripple_state.json"
-	}
 	st, err := checks.OpenStore(ctx, checks.Config{
 		File:   checks.NewStateFile(path),
 		Runner: checks.RunnerFunc(s.runForCheck),
@@ -43,17 +40,21 @@ func (s *Session) runForCheck(ctx context.Context, typ string, params json.RawMe
 	if !ok {
 		return nil, fmt.Errorf("unknown check type %q", typ)
 	}
+	h, _ := ctx.Value(resultKey{}).(*resultHolder)
+	if h == nil {
+		h = &resultHolder{}
+	}
 	in, err := op.Decode(params)
 	if err != nil {
+		h.err = err
 		return nil, err
 	}
 	out, err := op.run(ctx, s, in)
 	if err != nil {
+		h.err = err
 		return nil, err
 	}
-	if h, ok := ctx.Value(resultKey{}).(*resultHolder); ok {
-		h.out = out
-	}
+	h.out = out
 	return json.Marshal(out)
 }
 
@@ -61,7 +62,10 @@ type resultKey struct{}
 
 // resultHolder hands the typed result of a recorded run back to the caller
 // without a JSON round trip.
-type resultHolder struct{ out any }
+type resultHolder struct {
+	out any
+	err error
+}
 
 // callRecorded runs a run-backed operation through the checks store so the
 // run is recorded, and stamps its run_id on the result. The state file is
@@ -91,6 +95,11 @@ func (o *Op) callRecorded(ctx context.Context, s *Session, in any) (any, error) 
 		return nil, err
 	}
 	if run.Status != checks.StatusFinished {
+		s.saveIfExists(ctx, store)
+		if h.err != nil {
+			// Keep the typed error (warehouse class, ErrNoWarehouse) for callers.
+			return nil, h.err
+		}
 		return nil, errors.New(run.Error)
 	}
 	setRunID(h.out, run.ID)

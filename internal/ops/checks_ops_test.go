@@ -17,6 +17,7 @@ import (
 	"github.com/ripple-data/ripple/internal/dbtfixture"
 	"github.com/ripple-data/ripple/internal/impact"
 	"github.com/ripple-data/ripple/internal/warehouse"
+	"github.com/ripple-data/ripple/internal/warehouse/duckdb"
 )
 
 // This file tests the checks operations (checks_ops.go), the recording of
@@ -368,8 +369,10 @@ func TestApproveDeleteReorder(t *testing.T) {
 		if got, want := order(), []string{ids[0], ids[1], ids[2]}; !reflect.DeepEqual(got, want) {
 			t.Errorf("order after moving to the end = %v, want %v", got, want)
 		}
-		if _, err := callOpErr[CheckResult](e.session, "reorder_check", map[string]any{"check_id": ids[0], "index": 3}); err == nil || !strings.Contains(err.Error(), "out of range") {
-			t.Errorf("reorder out of range: %v", err)
+		for _, idx := range []int{3, -1} {
+			if _, err := callOpErr[CheckResult](e.session, "reorder_check", map[string]any{"check_id": ids[0], "index": idx}); err == nil || !strings.Contains(err.Error(), "out of range") {
+				t.Errorf("reorder to %d: %v", idx, err)
+			}
 		}
 
 		// A run, then delete: the check goes, its run stays in the history.
@@ -386,7 +389,7 @@ func TestApproveDeleteReorder(t *testing.T) {
 			t.Errorf("state after delete: %d checks, runs %+v", len(st.Checks), st.Runs)
 		}
 		for _, op := range []string{"delete_check", "approve_check", "run_check"} {
-			if _, err := callOpErr[any](e.session, op, map[string]any{"check_id": ids[1]}); err == nil || !errors.Is(err, checks.ErrNotFound) {
+			if _, err := callRaw(e.session, op, map[string]any{"check_id": ids[1]}); err == nil || !errors.Is(err, checks.ErrNotFound) {
 				t.Errorf("%s of a deleted check: %v", op, err)
 			}
 		}
@@ -414,6 +417,16 @@ func mustWarehouse(t *testing.T, s *Session) warehouse.Conn {
 		t.Fatal(err)
 	}
 	return c
+}
+
+// callRaw runs an operation and returns its result untyped.
+func callRaw(s *Session, name string, args map[string]any) (any, error) {
+	op, ok := Default().Get(name)
+	if !ok {
+		return nil, errors.New("no operation " + name)
+	}
+	raw, _ := json.Marshal(args)
+	return op.CallJSON(context.Background(), s, raw)
 }
 
 func callAny(t *testing.T, s *Session, name string, args map[string]any) any {
@@ -497,7 +510,7 @@ func TestRunBackedDiffsAreRecorded(t *testing.T) {
 			t.Errorf("agent diff recorded as %s", last.TriggeredBy)
 		}
 		// A failing diff is recorded as failed and still returns the error.
-		if _, err := callOpErr[any](e.session, "value_diff", map[string]any{"model": "orders", "primary_key": "no_such_column"}); err == nil {
+		if _, err := callRaw(e.session, "value_diff", map[string]any{"model": "orders", "primary_key": "no_such_column"}); err == nil {
 			t.Error("value_diff on a missing key column must fail")
 		}
 		st = loadState(t, path)
@@ -516,7 +529,7 @@ func TestRecordedDiffKeepsErrorTypes(t *testing.T) {
 	b := p.MustBuild(context.Background())
 	s := NewSession(Config{Paths: b.Paths}) // no warehouse configured
 	useStateFile(t, s)
-	_, err := callOpErr[any](s, "row_count_diff", map[string]any{"node_names": []string{"orders"}})
+	_, err := callRaw(s, "row_count_diff", map[string]any{"node_names": []string{"orders"}})
 	if err == nil || !errors.Is(err, ErrNoWarehouse) {
 		t.Errorf("row_count_diff without a warehouse: %v (%T), want an error wrapping ErrNoWarehouse", err, err)
 	}
@@ -533,7 +546,8 @@ func TestRecordedDiffKeepsErrorTypes(t *testing.T) {
 }
 
 // TestEveryCheckTypeRuns: create_check advertises these types; each must
-// run through the registry with the params ValidateParams asks for.
+// run through the registry with the params ValidateParams asks for (the
+// operation of the same name decodes them strictly).
 func TestEveryCheckTypeRuns(t *testing.T) {
 	onEveryWarehouse(t, triageScenario, func(t *testing.T, e *env) {
 		useStateFile(t, e.session)
@@ -544,8 +558,8 @@ func TestEveryCheckTypeRuns(t *testing.T) {
 			{"row_count_diff", map[string]any{"node_names": []string{"orders"}}},
 			{"schema_diff", map[string]any{"select": "orders"}},
 			{"lineage_diff", map[string]any{"select": "orders"}},
-			{"query", map[string]any{"sql_template": "select 1 as x"}},
-			{"query_diff", map[string]any{"sql_template": "select id from {{ ref('orders') }}"}},
+			{"query", map[string]any{"sql": "select 1 as x"}},
+			{"query_diff", map[string]any{"sql": "select id, amount from {{ ref('orders') }}", "primary_keys": []string{"id"}}},
 			{"profile_diff", map[string]any{"model": "orders"}},
 			{"value_diff", map[string]any{"model": "orders", "primary_key": "id"}},
 			{"value_diff_detail", map[string]any{"model": "orders", "primary_key": "id"}},
@@ -694,5 +708,34 @@ func goldenFile(t *testing.T, name, got string) {
 	}
 	if string(want) != got {
 		t.Errorf("%s is out of date (check the change, then go test ./internal/ops -update):\n--- got ---\n%s\n--- want ---\n%s", path, got, want)
+	}
+}
+
+// TestDefaultStatePath: with no StatePath the store opens
+// ripple_state.json; saving and the summary must use the same file.
+func TestDefaultStatePath(t *testing.T) {
+	p := dbtfixture.New(t)
+	triageScenario(p)
+	b := p.MustBuild(context.Background())
+	t.Chdir(t.TempDir())
+	if err := checks.NewStateFile("ripple_state.json").Save(context.Background(), checks.NewState(), checks.SaveOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	s := NewSession(Config{Paths: b.Paths, OpenWarehouse: duckdbOpener(b)})
+	t.Cleanup(func() { s.Close() })
+	callAny(t, s, "row_count_diff", map[string]any{"node_names": []string{"orders"}})
+	if st := loadState(t, "ripple_state.json"); len(st.Runs) != 1 {
+		t.Errorf("the default state file has %d runs after a recorded diff, want 1", len(st.Runs))
+	}
+	callOp[checks.CreateResult](t, s, "create_check", map[string]any{"type": "row_count_diff", "params": map[string]any{"node_names": []string{"orders"}}, "name": "Orders rows"})
+	md := callOp[SummaryResult](t, s, "summary", map[string]any{"use_column_lineage": false}).Markdown
+	if !strings.Contains(md, "| Orders rows | row_count_diff | never run |  |") {
+		t.Errorf("the summary must list the checks of the default state file:\n%s", md)
+	}
+}
+
+func duckdbOpener(b *dbtfixture.Built) func(context.Context, *dbt.Project) (warehouse.Conn, error) {
+	return func(ctx context.Context, _ *dbt.Project) (warehouse.Conn, error) {
+		return duckdb.Open(ctx, duckdb.Options{Path: b.DBPath, ReadOnly: true, Catalog: b.Database})
 	}
 }

@@ -101,13 +101,27 @@ func (l *impactLineage) Reach(_ context.Context, changes []impact.ColumnChange) 
 		}
 	}
 	evidence := map[string][]string{}
+	byCol := make(map[cll.NodeColumn]cll.ImpactedColumn, len(res.Columns))
+	for _, c := range res.Columns {
+		byCol[lowerCol(cll.NodeColumn{Node: c.Node, Column: c.Column})] = c
+	}
 	for _, c := range res.Columns {
 		if len(evidence[c.Node]) >= 3 {
 			continue
 		}
-		chain := make([]string, 0, len(c.Evidence))
-		for _, e := range c.Evidence {
-			chain = append(chain, shortName(e.Node)+"."+e.Column)
+		// Follow Via back to the changed column: the evidence chain.
+		chain := []string{shortName(c.Node) + "." + c.Column}
+		for cur, hops := c, 0; cur.Depth > 0 && hops < 50; hops++ {
+			prev, ok := byCol[lowerCol(cur.Via)]
+			if !ok {
+				chain = append(chain, shortName(cur.Via.Node)+"."+cur.Via.Column)
+				break
+			}
+			chain = append(chain, shortName(prev.Node)+"."+prev.Column)
+			cur = prev
+		}
+		for i, j := 0, len(chain)-1; i < j; i, j = i+1, j-1 {
+			chain[i], chain[j] = chain[j], chain[i]
 		}
 		evidence[c.Node] = append(evidence[c.Node], strings.Join(chain, " → ")+" ("+c.Reason+")")
 	}

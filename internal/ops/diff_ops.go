@@ -85,6 +85,18 @@ func addDiffOps(r *Registry) {
 		Description: "Compare a model's rows by primary key in one pass in the warehouse: summary total/added/removed/changed rows and per column " +
 			"matched, matched_p, null_in_base_only, null_in_current_only and base/current means for numeric columns. The key is verified unique first." + runBacked},
 		diff.ValueDiff, nil)
+	addDiff(r, Spec{Name: "profile_diff", RunBacked: true, Title: "Profile diff",
+		Description: "Profile a model's columns in both environments, one query per side: per column row_count, not_null_proportion, distinct_proportion, " +
+			"distinct_count, is_unique, min, max, avg and median (numeric), min/max (dates). Correct on empty tables." + runBacked},
+		diff.ProfileDiff, nil)
+	addDiff(r, Spec{Name: "top_k_diff", Title: "Top-k diff",
+		Description: "The k most frequent values of a column (default 10) over both environments as one shared category list with base and current counts, " +
+			"plus valid (non-null) and total counts per side."},
+		diff.TopKDiff, nil)
+	addDiff(r, Spec{Name: "histogram_diff", Title: "Histogram diff",
+		Description: "Histograms of a numeric or date/time column in both environments on shared bin edges from the min/max of both sides (num_bins, default 50; " +
+			"dates use yearly/monthly/daily buckets by span). Unsupported types are a clear error."},
+		diff.HistogramDiff, nil)
 	addDiff(r, Spec{Name: "value_diff_detail", Title: "Value diff detail",
 		Description: "The rows that differ between base and current by primary key, key columns first, with in_a (row in base) and in_b (row in current); capped (default 1,000)."},
 		diff.ValueDiffDetail, nil)

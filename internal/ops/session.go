@@ -19,6 +19,9 @@ import (
 	"github.com/ripple-data/ripple/internal/warehouse"
 )
 
+// DefaultStateFile is where checks and runs are kept unless configured.
+const DefaultStateFile = "ripple_state.json"
+
 // Config is what a session needs to find the project and the warehouse.
 type Config struct {
 	Paths dbt.Paths
@@ -64,6 +67,9 @@ var zeroTime time.Time
 // NewSession returns a session; nothing is loaded until first use.
 func NewSession(cfg Config) *Session {
 	cfg.Paths = cfg.Paths.WithDefaults()
+	if cfg.StatePath == "" {
+		cfg.StatePath = DefaultStateFile
+	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}

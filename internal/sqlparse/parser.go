@@ -103,10 +103,11 @@ func (p *parser) skipDMLPrefix() {
 }
 
 type parser struct {
-	d     Dialect
-	toks  []Token
-	i     int
-	depth int
+	d         Dialect
+	toks      []Token
+	i         int
+	depth     int
+	itemStack []*SelectItem
 }
 
 func describe(t Token) string {
@@ -504,11 +505,19 @@ func (p *parser) parseSelectList(s *Select) {
 	if p.isKw("TOP") && p.peekN(1).Kind == Number {
 		p.i += 2
 	}
+	// Collect items on a shared stack and copy once: select lists are long
+	// and growing each one was a top allocation site.
+	mark := len(p.itemStack)
+	defer func() {
+		s.Items = append(make([]*SelectItem, 0, len(p.itemStack)-mark), p.itemStack[mark:]...)
+		clear(p.itemStack[mark:])
+		p.itemStack = p.itemStack[:mark]
+	}()
 	for {
-		if p.isClauseStart() && len(s.Items) > 0 {
+		if p.isClauseStart() && len(p.itemStack) > mark {
 			return // trailing comma
 		}
-		s.Items = append(s.Items, p.parseSelectItem())
+		p.itemStack = append(p.itemStack, p.parseSelectItem())
 		if !p.acceptOp(",") {
 			return
 		}
