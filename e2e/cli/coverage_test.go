@@ -47,6 +47,9 @@ var covered = map[string]string{
 	"openlineage_export":     "TestOpenLineageExport",
 	"get_node":               "TestGetNode",
 	"lineage":                "TestLineage",
+	"profile_diff":           "TestProfileDiff",
+	"top_k_diff":             "TestTopKDiff",
+	"histogram_diff":         "TestHistogramDiff",
 }
 
 func TestEveryOperationIsCovered(t *testing.T) {

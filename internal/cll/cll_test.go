@@ -113,7 +113,7 @@ group by 1 having count(*) > 1 order by total desc`, Schema{"raw.orders": {"id",
 	st := ql.Structure
 	got := fmt.Sprintf("refs=%v joins=%d/%s/%s group=%v having=%v order=%v aggs=%v filters=%v cte=%v sub=%v set=%v",
 		st.Refs, len(st.Joins), st.Joins[0].Table, st.Joins[0].JoinType, st.GroupBy, st.Having, st.OrderBy, st.Aggregations, st.Filters, st.HasCTE, st.HasSubquery, st.IsSetOperation)
-	want := `refs=[raw.orders raw.customers] joins=1/raw.customers/LEFT group=[1] having=[(COUNT(*) > 1)] order=[total] aggs=[{count *} {sum o.amount}] filters=[(status <> "x")] cte=true sub=false set=false`
+	want := `refs=[raw.orders raw.customers] joins=1/raw.customers/LEFT group=[1] having=[(COUNT(*) > 1)] order=[total] aggs=[{count *} {sum o.amount}] filters=[(status <> 'x')] cte=true sub=false set=false`
 	if got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}

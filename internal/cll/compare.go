@@ -106,7 +106,7 @@ func CompareModel(base, current *ModelLineage) ChangeAnalysis {
 				if used[a] {
 					continue
 				}
-				if cc, _ := current.Column(a); cc != nil && bc != nil && cc.Digest == bc.Digest && bc.Digest != "" {
+				if cc, _ := current.Column(a); cc != nil && bc != nil && cc.Digest == bc.Digest && bc.Digest != 0 {
 					match = a
 					break
 				}

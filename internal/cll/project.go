@@ -48,7 +48,7 @@ type ModelColumn struct {
 	Name   string      `json:"name"`
 	Kind   Kind        `json:"kind"`
 	Deps   []ColumnDep `json:"deps"`
-	Digest string      `json:"digest"`
+	Digest Digest      `json:"digest"`
 }
 
 // ModelLineage is the lineage of one model. Values are shared through the
@@ -63,7 +63,7 @@ type ModelLineage struct {
 	OpaqueReason string        `json:"opaque_reason,omitempty"`
 	Parents      []string      `json:"parents"`
 	Unmatched    []string      `json:"unmatched_relations,omitempty"`
-	RowDigest    string        `json:"row_digest"`
+	RowDigest    Digest        `json:"row_digest"`
 	// Structure holds the flags and refs of the SQL structure; use
 	// ModelStructure() for the complete view (filters, joins, projections).
 	Structure *ModelStructure `json:"structure,omitempty"`
@@ -602,7 +602,7 @@ func analyzeModelSQL(ml *ModelLineage, n *dbt.Node, dialect string, ri *relIndex
 	res := runAnalysis(d, q, schema, canon)
 	rel := res.rel
 	ml.Opaque, ml.OpaqueReason = res.opaqueReason != "", res.opaqueReason
-	ml.RowDigest = hexDigest(rel.rowDigest)
+	ml.RowDigest = Digest(rel.rowDigest)
 	ml.Structure = res.a.st
 	ml.sql = n.CompiledCode
 	seenParent := map[string]bool{}
@@ -628,7 +628,7 @@ func analyzeModelSQL(ml *ModelLineage, n *dbt.Node, dialect string, ri *relIndex
 	ml.Columns = make([]ModelColumn, 0, len(rel.cols))
 	for _, c := range rel.cols {
 		deps := dedupDeps(c.l.deps)
-		mc := ModelColumn{Name: c.name, Kind: c.l.kind, Digest: hexDigest(c.l.digest), Deps: make([]ColumnDep, len(deps))}
+		mc := ModelColumn{Name: c.name, Kind: c.l.kind, Digest: Digest(c.l.digest), Deps: make([]ColumnDep, len(deps))}
 		for i, d := range deps {
 			mc.Deps[i] = conv(d)
 		}

@@ -142,7 +142,13 @@ type acc struct {
 }
 
 func (c *acc) add(l *lin) {
-	c.deps = append(c.deps, l.deps...)
+	if c.deps == nil {
+		// Share the first dep list; the capped capacity makes a later
+		// append copy instead of writing into l's array.
+		c.deps = l.deps[:len(l.deps):len(l.deps)]
+	} else {
+		c.deps = append(c.deps, l.deps...)
+	}
 	c.single = l
 	c.n++
 }
@@ -270,8 +276,6 @@ func writeDigest(wr sqlparse.Writer, v uint64) {
 	}
 	_ = wr.WriteByte('}')
 }
-
-func hexDigest(v uint64) string { return strconv.FormatUint(v, 16) }
 
 // hashDigests combines digests with a tag.
 func hashDigests(tag string, ds ...uint64) uint64 {
@@ -1762,13 +1766,13 @@ func runAnalysis(d sqlparse.Dialect, q *sqlparse.Query, schema Schema, canon fun
 func analyzeParsed(d sqlparse.Dialect, q *sqlparse.Query, schema Schema, canon func(string) string) *QueryLineage {
 	res := runAnalysis(d, q, schema, canon)
 	a, rel := res.a, res.rel
-	ql := &QueryLineage{Dialect: d.Name, Columns: make([]OutputColumn, 0, len(rel.cols)), Tables: a.tables, RowDigest: hexDigest(rel.rowDigest),
+	ql := &QueryLineage{Dialect: d.Name, Columns: make([]OutputColumn, 0, len(rel.cols)), Tables: a.tables, RowDigest: Digest(rel.rowDigest),
 		Opaque: res.opaqueReason != "", OpaqueReason: res.opaqueReason, Structure: a.st}
 	if ql.Tables == nil {
 		ql.Tables = []string{}
 	}
 	for _, c := range rel.cols {
-		oc := OutputColumn{Name: c.name, Kind: c.l.kind, Digest: hexDigest(c.l.digest), Deps: toRefs(c.l.deps)}
+		oc := OutputColumn{Name: c.name, Kind: c.l.kind, Digest: Digest(c.l.digest), Deps: toRefs(c.l.deps)}
 		ql.Columns = append(ql.Columns, oc)
 		p := Projection{Name: c.name, IsAggregate: c.l.kind == KindAggregate, IsDerived: c.l.kind == KindDerived || c.l.kind == KindAggregate, SourceColumns: []string{}}
 		for _, r := range oc.Deps {

@@ -4,6 +4,11 @@
 // columns (ProjectLineage.Impact).
 package cll
 
+import (
+	"fmt"
+	"strconv"
+)
+
 // Kind says how an output column is made from its direct dependencies.
 type Kind string
 
@@ -57,7 +62,25 @@ type OutputColumn struct {
 	Deps []ColumnRef `json:"deps"`
 	// Digest identifies the column's computation down to physical columns,
 	// ignoring aliases, formatting and comments.
-	Digest string `json:"digest"`
+	Digest Digest `json:"digest"`
+}
+
+// Digest is a stable 64-bit hash of a computation; it renders as hex.
+type Digest uint64
+
+func (d Digest) String() string { return strconv.FormatUint(uint64(d), 16) }
+
+// MarshalText renders the digest as hex in JSON.
+func (d Digest) MarshalText() ([]byte, error) { return strconv.AppendUint(nil, uint64(d), 16), nil }
+
+// UnmarshalText parses a hex digest.
+func (d *Digest) UnmarshalText(b []byte) error {
+	v, err := strconv.ParseUint(string(b), 16, 64)
+	if err != nil {
+		return fmt.Errorf("parse digest %q: %w", b, err)
+	}
+	*d = Digest(v)
+	return nil
 }
 
 // QueryLineage is the column lineage of one query.
@@ -74,7 +97,7 @@ type QueryLineage struct {
 	Tables []string `json:"tables"`
 	// RowDigest identifies the row-shaping logic (filters, joins, grouping,
 	// DISTINCT) so that a change to it can be told apart from value changes.
-	RowDigest string          `json:"row_digest"`
+	RowDigest Digest          `json:"row_digest"`
 	Structure *ModelStructure `json:"structure,omitempty"`
 }
 

@@ -22,6 +22,8 @@ type ProfileDiffInput struct {
 // distinct_proportion, distinct_count, is_unique, min, max, avg, median.
 // A side is null when the model does not exist there.
 type ProfileDiffResult struct {
+	// RunID identifies the recorded run when the checks state keeps runs.
+	RunID   string       `json:"run_id,omitempty"`
 	Base    *frame.Frame `json:"base"`
 	Current *frame.Frame `json:"current"`
 	Warning string       `json:"_warning,omitempty"`

@@ -20,6 +20,8 @@ type QueryInput struct {
 
 // QueryResult is the (capped) result of a query.
 type QueryResult struct {
+	// RunID identifies the recorded run when the checks state keeps runs.
+	RunID string `json:"run_id,omitempty"`
 	*frame.Frame
 	// SQL is the statement as run, with refs resolved.
 	SQL string `json:"sql"`
@@ -99,6 +101,8 @@ type QueryDiffSummary struct {
 // QueryDiffResult holds both result sets (without keys) or the differing
 // rows flagged in_a (base) / in_b (current) (with keys).
 type QueryDiffResult struct {
+	// RunID identifies the recorded run when the checks state keeps runs.
+	RunID   string            `json:"run_id,omitempty"`
 	Base    *frame.Frame      `json:"base"`
 	Current *frame.Frame      `json:"current"`
 	Diff    *frame.Frame      `json:"diff"`

@@ -45,6 +45,8 @@ type RowCount struct {
 
 // RowCountDiffResult maps model names to their counts.
 type RowCountDiffResult struct {
+	// RunID identifies the recorded run when the checks state keeps runs.
+	RunID   string               `json:"run_id,omitempty"`
 	Models  map[string]*RowCount `json:"models"`
 	Warning string               `json:"_warning,omitempty"`
 }

@@ -41,7 +41,8 @@ func (d sqlDialect) distinct(a, b string) string {
 func (d sqlDialect) notDistinct(a, b string) string {
 	switch d.Name() {
 	case "redshift":
-		return "(" + a + " = " + b + " OR (" + a + " IS NULL AND " + b + " IS NULL))"
+		// Never NULL, so that it can be negated and combined safely.
+		return "(COALESCE(" + a + " = " + b + ", FALSE) OR (" + a + " IS NULL AND " + b + " IS NULL))"
 	case "databricks", "spark":
 		return a + " <=> " + b
 	}

@@ -68,6 +68,8 @@ type ValueDiffColumn struct {
 // column, matched, matched_p, null_in_base_only, null_in_current_only,
 // base_mean, current_mean (means only for numeric columns).
 type ValueDiffResult struct {
+	// RunID identifies the recorded run when the checks state keeps runs.
+	RunID      string            `json:"run_id,omitempty"`
 	Summary    ValueDiffSummary  `json:"summary"`
 	Data       *frame.Frame      `json:"data"`
 	PrimaryKey []string          `json:"primary_key"`
@@ -106,8 +108,6 @@ type diffPlan struct {
 	cols     []diffColumn // keys first, then the other compared columns
 	dialect  sqlDialect
 	keyNames []string
-	// fastEqual tests the columns for equality before computing codes.
-	fastEqual bool
 }
 
 func (e Env) planValueDiff(ctx context.Context, model string, pk Keys, columns []string) (*diffPlan, error) {
@@ -388,10 +388,7 @@ func valueDiffSQL(p *diffPlan) string {
 		name := "ripple_w" + strconv.Itoa(w)
 		// Most rows are unchanged: test equality of the word's columns first
 		// so that only differing rows pay for computing their codes.
-		cond := both
-		if p.fastEqual {
-			cond += " AND NOT (" + strings.Join(equal[w], " AND ") + ")"
-		}
+		cond := both + " AND NOT (" + strings.Join(equal[w], " AND ") + ")"
 		rowSel = append(rowSel, "CASE WHEN "+cond+" THEN "+strings.Join(codes, "\n    + ")+" ELSE 0 END AS "+name)
 		groupCols = append(groupCols, name)
 	}

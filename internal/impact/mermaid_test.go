@@ -376,3 +376,18 @@ func tail(s string, n int) string {
 	}
 	return s[len(s)-n:]
 }
+
+// TestMermaidTruncationKeepsEdges: a truncated lineage graph shows fewer
+// nodes, but the nodes it shows keep the edges between them; nodes drawn
+// without their edges look unconnected, which misreads the lineage.
+func TestMermaidTruncationKeepsEdges(t *testing.T) {
+	cmp := bigComparison(t)
+	ids := allIDs(cmp)
+	for _, maxChars := range []int{0, 20000, 3000} {
+		res := impact.Mermaid(cmp, ids, nil, maxChars)
+		if want := edgesAmong(t, cmp, res.Mermaid); res.EdgeCount != want || res.OmittedEdges != 0 {
+			t.Errorf("max %d: %d nodes shown with %d of the %d edges between them (omitted_edges %d)",
+				maxChars, res.NodeCount, res.EdgeCount, want, res.OmittedEdges)
+		}
+	}
+}

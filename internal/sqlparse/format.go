@@ -1,7 +1,6 @@
 package sqlparse
 
 import (
-	"strconv"
 	"strings"
 )
 
@@ -68,7 +67,15 @@ func fmtExpr(b Writer, e Expr, ref RefFunc) {
 		b.WriteString("*")
 	case *Literal:
 		if x.Kind == "string" {
-			b.WriteString(strconv.Quote(x.Value))
+			// Quote without allocating: digests format every literal.
+			_ = b.WriteByte('\'')
+			for i := 0; i < len(x.Value); i++ {
+				if x.Value[i] == '\'' {
+					_ = b.WriteByte('\'')
+				}
+				_ = b.WriteByte(x.Value[i])
+			}
+			_ = b.WriteByte('\'')
 		} else {
 			b.WriteString(x.Value)
 		}

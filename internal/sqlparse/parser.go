@@ -108,6 +108,33 @@ type parser struct {
 	i         int
 	depth     int
 	itemStack []*SelectItem
+	// Arenas for the most frequent nodes: one allocation per block
+	// instead of one per node.
+	cols   arena[ColumnRef]
+	lits   arena[Literal]
+	items  arena[SelectItem]
+	strBuf []string
+}
+
+type arena[T any] struct{ buf []T }
+
+func (a *arena[T]) alloc() *T {
+	if len(a.buf) == cap(a.buf) {
+		a.buf = make([]T, 0, 32)
+	}
+	a.buf = a.buf[:len(a.buf)+1]
+	return &a.buf[len(a.buf)-1]
+}
+
+// strs returns an empty slice with capacity n carved from a shared block;
+// the capped capacity makes an append past n copy instead of overwriting.
+func (p *parser) strs(n int) []string {
+	if cap(p.strBuf)-len(p.strBuf) < n {
+		p.strBuf = make([]string, 0, max(128, n))
+	}
+	l := len(p.strBuf)
+	p.strBuf = p.strBuf[:l+n]
+	return p.strBuf[l : l : l+n]
 }
 
 func describe(t Token) string {
@@ -526,7 +553,8 @@ func (p *parser) parseSelectList(s *Select) {
 
 func (p *parser) parseSelectItem() *SelectItem {
 	t := p.peek()
-	it := &SelectItem{Pos: t.Pos}
+	it := p.items.alloc()
+	it.Pos = t.Pos
 	// *, t.*, db.t.*
 	if t.Kind == Op && t.Text == "*" {
 		p.i++
@@ -803,7 +831,7 @@ func (p *parser) parseNameOpt(hyphens bool) Name {
 	for j := 1; p.peekN(j).Kind == Op && p.peekN(j).Text == "." && isIdentTok(p.peekN(j+1)); j += 2 {
 		parts++
 	}
-	n.Parts = make([]string, 0, parts)
+	n.Parts = p.strs(parts)
 	for {
 		if hyphens && isIdentTok(p.peek()) {
 			first := p.peek()
@@ -1536,13 +1564,17 @@ func (p *parser) parsePrimary() Expr {
 	switch t.Kind {
 	case Number:
 		p.i++
-		return &Literal{Kind: "number", Value: t.Text}
+		l := p.lits.alloc()
+		l.Kind, l.Value = "number", t.Text
+		return l
 	case String:
 		p.i++
 		for p.peek().Kind == String {
 			p.i++ // adjacent literals concatenate
 		}
-		return &Literal{Kind: "string", Value: t.Text}
+		l := p.lits.alloc()
+		l.Kind, l.Value = "string", t.Text
+		return l
 	case Param:
 		p.i++
 		return &Literal{Kind: "param", Value: t.Text}
@@ -1732,7 +1764,9 @@ func (p *parser) parsePrimary() Expr {
 	if p.isOp("(") {
 		return p.parseFuncCall(n)
 	}
-	return &ColumnRef{Name: n}
+	c := p.cols.alloc()
+	c.Name = n
+	return c
 }
 
 func (p *parser) parseCase() Expr {
