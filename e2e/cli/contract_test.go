@@ -138,6 +138,7 @@ var demoHeadline = regexp.MustCompile(`(\d+) modified, (\d+) downstream, (\d+) n
 func TestDemoIdempotent(t *testing.T) {
 	t.Parallel()
 	needSuite(t)
+	t.Log(suite.timing)
 	// Run 1 printed text, run 2 JSON, into the same directory.
 	text := string(suite.demo[0])
 	m := demoHeadline.FindStringSubmatch(text)

@@ -52,6 +52,10 @@ var covered = map[string]string{
 	"histogram_diff":         "TestHistogramDiff",
 }
 
+// hand-written commands (not operations) with their tests: demo
+// (TestDemoIdempotent), run (TestRun), check-base (TestCheckBase),
+// sql-lineage (TestSQLLineage), version (TestVersion).
+
 func TestEveryOperationIsCovered(t *testing.T) {
 	t.Parallel()
 	var missing []string

@@ -45,7 +45,7 @@ func TestProfileDiff(t *testing.T) {
 			}
 		}
 		for _, agg := range []string{"avg", "median"} {
-			if got, db := float(t, a, agg), dbFloat(t, fmt.Sprintf(`select cast(%s(amount) as double) from %s`, agg, rel)); !near(got, db) {
+			if got, db := float(t, a, agg), dbFloat(t, fmt.Sprintf(`select %s(cast(amount as double)) from %s`, agg, rel)); !near(got, db) {
 				t.Errorf("%s amount %s %v, database %v", side, agg, got, db)
 			}
 		}

@@ -36,6 +36,7 @@ var suite struct {
 	demoErr  [2][]byte
 	db       *sql.DB // the demo database, READ_ONLY
 	setupErr error
+	timing   string // how long the build and the demo took
 }
 
 func TestMain(m *testing.M) {
@@ -77,11 +78,14 @@ func setup(tmp string) error {
 		return fmt.Errorf("go env GOMOD: %w", err)
 	}
 	root := filepath.Dir(strings.TrimSpace(string(gomod)))
+	start := time.Now()
 	build := exec.CommandContext(ctx, "go", "build", "-o", suite.bin, "./cmd/ripple")
 	build.Dir = root
 	if out, err := build.CombinedOutput(); err != nil {
 		return fmt.Errorf("go build ./cmd/ripple: %w\n%s", err, out)
 	}
+	suite.timing = fmt.Sprintf("go build %.1fs", time.Since(start).Seconds())
+	start = time.Now()
 	// `ripple demo` twice into the same directory: the second run must
 	// replace the first and report the same numbers (TestDemoIdempotent).
 	// The first run prints the human report, the second --json.
@@ -95,6 +99,7 @@ func setup(tmp string) error {
 		}
 		suite.demo[i], suite.demoErr[i] = stdout.Bytes(), stderr.Bytes()
 	}
+	suite.timing += fmt.Sprintf(", ripple demo ×2 %.1fs", time.Since(start).Seconds())
 	db, err := sql.Open("duckdb", suite.dbPath+"?access_mode=READ_ONLY")
 	if err != nil {
 		return fmt.Errorf("opening the demo database read-only: %w", err)

@@ -440,3 +440,44 @@ func TestRunCorruptStateFile(t *testing.T) {
 		t.Errorf("a corrupt state file must be left alone, now:\n%s", data)
 	}
 }
+
+func TestCheckBaseCustomPathAndMtimeFallback(t *testing.T) {
+	p := build(t, dataOnly)
+	dir := p.built.Dir
+	if err := os.Rename(filepath.Join(dir, "target-base"), filepath.Join(dir, "base-artifacts")); err != nil {
+		t.Fatal(err)
+	}
+	if r := p.ripple(t, "check-base", "--target-base-path", "base-artifacts"); r.code != 0 {
+		t.Errorf("--target-base-path base-artifacts: exit %d\n%s%s", r.code, r.out, r.err)
+	}
+	if r := p.ripple(t, "check-base"); r.code != 2 {
+		t.Errorf("default target-base/ is gone: exit %d, want 2", r.code)
+	}
+
+	// A manifest without generated_at is dated by its modification time.
+	manifest := filepath.Join(dir, "base-artifacts", "manifest.json")
+	data, err := os.ReadFile(manifest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(data, &m); err != nil {
+		t.Fatal(err)
+	}
+	delete(m["metadata"].(map[string]any), "generated_at")
+	if data, err = json.Marshal(m); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(manifest, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-30 * 24 * time.Hour)
+	if err := os.Chtimes(manifest, old, old); err != nil {
+		t.Fatal(err)
+	}
+	r := p.ripple(t, "check-base", "--target-base-path", "base-artifacts", "--json")
+	st := checkBaseJSON(t, r)
+	if r.code != 1 || st.Status != "stale" || st.GeneratedAt != "" || st.AgeHours < 30*24-1 || !strings.Contains(st.Reason, "--target-path base-artifacts") {
+		t.Errorf("30-day-old manifest without generated_at: exit %d %+v", r.code, st)
+	}
+}

@@ -162,8 +162,8 @@ func BenchmarkProjectLineage(b *testing.B) {
 		name string
 		col  NodeColumn
 	}{
-		// A typical mart column: a handful of downstream columns.
-		{"impact", NodeColumn{Node: "model.shop.m1500", Column: "c3"}},
+		// A staging value column: flows into a few downstream columns.
+		{"impact", NodeColumn{Node: "model.shop.m100", Column: "c3"}},
 		// A staging join key: every reader's rows change, ~6,000 columns.
 		{"impact_wide", NodeColumn{Node: "model.shop.m100", Column: "id"}},
 	} {

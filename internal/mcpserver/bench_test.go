@@ -185,3 +185,23 @@ func BenchmarkHTTP50Clients(b *testing.B) {
 }
 
 func mkTemp() (string, error) { return os.MkdirTemp("", "ripple-mcp-bench-") }
+
+// BenchmarkCallOverhead is the floor of a tools/call through the server
+// (validation, dispatch, encoding, in-memory transport, client decoding)
+// with an operation that does no work.
+func BenchmarkCallOverhead(b *testing.B) {
+	h := newHarness(b, testRegistry(nil), fixturePaths(b), ModeServer)
+	cs := h.connect(b, "2025-11-25", nil)
+	ctx := context.Background()
+	params := &mcp.CallToolParams{Name: "echo_flag", Arguments: map[string]any{"flag": true}}
+	lat := make([]time.Duration, 0, b.N)
+	for b.Loop() {
+		start := time.Now()
+		res, err := cs.CallTool(ctx, params)
+		lat = append(lat, time.Since(start))
+		if err != nil || res.IsError {
+			b.Fatalf("%v %v", err, res)
+		}
+	}
+	reportLatency(b, lat)
+}

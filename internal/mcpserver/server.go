@@ -252,7 +252,25 @@ func (s *Server) handler(op *ops.Op) mcp.ToolHandler {
 			return s.toolError(ctx, req, op, err, start), nil
 		}
 		s.log.Debug("tool call", "tool", op.Name, "duration_ms", time.Since(start).Milliseconds())
+		s.refreshSingleEnv(ctx)
 		return res, nil
+	}
+}
+
+// refreshSingleEnv re-registers the tools (and so notifies
+// tools/list_changed) when a rebuild created or removed the base build, so
+// that the diff tools' descriptions stay true.
+func (s *Server) refreshSingleEnv(ctx context.Context) {
+	p, err := s.sess.Project(ctx)
+	if err != nil {
+		return
+	}
+	s.mu.Lock()
+	changed := p.SingleEnv != s.singleEnv
+	s.mu.Unlock()
+	if changed {
+		s.log.Info("single-environment mode changed after a rebuild", "single_env", p.SingleEnv)
+		s.registerTools(p.SingleEnv)
 	}
 }
 

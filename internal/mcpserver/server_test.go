@@ -663,3 +663,44 @@ func TestPreviewModeHidesWarehouseOpsOfTheRealRegistry(t *testing.T) {
 		}
 	}
 }
+
+func TestBaseBuildAppearingUpdatesToolDescriptions(t *testing.T) {
+	fx := fixtureDir(t)
+	dir := t.TempDir()
+	copyFile(t, filepath.Join(fx, "current", dbt.ManifestFile), filepath.Join(dir, "current", dbt.ManifestFile))
+	h := newHarness(t, ops.Default(), dbt.Paths{ProjectDir: dir, TargetPath: "current", TargetBasePath: "base"}, ModeServer)
+	changed := make(chan struct{}, 4)
+	cs := h.connect(t, "2025-11-25", &mcp.ClientOptions{ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
+		changed <- struct{}{}
+	}})
+	diffDesc := func() string {
+		res, err := cs.ListTools(context.Background(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tool := range res.Tools {
+			if op, ok := ops.Default().Get(tool.Name); ok && op.DiffTool {
+				return tool.Description
+			}
+		}
+		t.Skip("no DiffTool operation registered")
+		return ""
+	}
+	if !strings.Contains(diffDesc(), "base equals current") {
+		t.Fatal("single-env note missing before the base build exists")
+	}
+	copyFile(t, filepath.Join(fx, "base", dbt.ManifestFile), filepath.Join(dir, "base", dbt.ManifestFile))
+	var out map[string]any
+	structured(t, call(t, cs, "lineage_diff", nil), &out)
+	if out["single_env"] != false || out["changed_count"] != 1.0 {
+		t.Fatalf("after the base build appeared: %v %v", out["single_env"], out["changed_count"])
+	}
+	select {
+	case <-changed:
+	case <-time.After(5 * time.Second):
+		t.Fatal("no tools/list_changed notification")
+	}
+	if strings.Contains(diffDesc(), "base equals current") {
+		t.Error("single-env note still present after the base build appeared")
+	}
+}

@@ -739,3 +739,91 @@ func duckdbOpener(b *dbtfixture.Built) func(context.Context, *dbt.Project) (ware
 		return duckdb.Open(ctx, duckdb.Options{Path: b.DBPath, ReadOnly: true, Catalog: b.Database})
 	}
 }
+
+// TestAgentRunCheck: run_check by an agent approves on success only; a
+// user's run never changes the approval.
+func TestAgentRunCheck(t *testing.T) {
+	onEveryWarehouse(t, triageScenario, func(t *testing.T, e *env) {
+		useStateFile(t, e.session)
+		agent := WithAgentTrigger(context.Background())
+		good := callOp[checks.CreateResult](t, e.session, "create_check", map[string]any{
+			"type": "value_diff", "params": map[string]any{"model": "order_ids", "primary_key": "id"}})
+		bad := callOp[checks.CreateResult](t, e.session, "create_check", map[string]any{
+			"type": "value_diff", "params": map[string]any{"model": "order_ids", "primary_key": "nope"}})
+
+		if r := callOp[checks.Run](t, e.session, "run_check", map[string]any{"check_id": good.CheckID}); r.Status != checks.StatusFinished {
+			t.Fatalf("user run = %+v", r)
+		}
+		if l := listChecks(t, e.session); l.Approved != 0 {
+			t.Error("a user's run must not approve")
+		}
+		r := callOpCtx[checks.Run](t, agent, e.session, "run_check", map[string]any{"check_id": bad.CheckID})
+		if r.Status != checks.StatusFailed || r.Error == "" || r.TriggeredBy != checks.TriggerAgent {
+			t.Errorf("agent run of a broken check = %s %q %s", r.Status, r.Error, r.TriggeredBy)
+		}
+		r = callOpCtx[checks.Run](t, agent, e.session, "run_check", map[string]any{"check_id": good.CheckID})
+		if r.Status != checks.StatusFinished || r.TriggeredBy != checks.TriggerAgent {
+			t.Errorf("agent run = %+v", r)
+		}
+		l := listChecks(t, e.session)
+		if g := checkInfo(t, l, good.CheckID); !g.IsChecked || g.Mismatched == nil || *g.Mismatched {
+			// order_ids holds ids 1 and 2 in both builds: a match.
+			t.Errorf("order_ids value diff after the agent's run: approved=%v mismatched=%s; want true, false", g.IsChecked, boolp(g.Mismatched))
+		}
+		if b := checkInfo(t, l, bad.CheckID); b.IsChecked || b.LastRunStatus != checks.StatusFailed {
+			t.Errorf("broken check after the agent's run: approved=%v status=%s", b.IsChecked, b.LastRunStatus)
+		}
+	})
+}
+
+// TestSummaryTakesImpactParameters: the summary's select narrows the triage.
+func TestSummaryTakesImpactParameters(t *testing.T) {
+	onEveryWarehouse(t, triageScenario, func(t *testing.T, e *env) {
+		md := callOp[SummaryResult](t, e.session, "summary", map[string]any{"select": "orders", "use_column_lineage": false}).Markdown
+		if !strings.Contains(md, "| orders | modified | 2 → 3 (▲ 50%) |") || strings.Contains(md, "| customers |") || strings.Contains(md, "| payments |") {
+			t.Errorf("summary of select=orders:\n%s", md)
+		}
+		if !strings.Contains(md, "1 modified, 0 downstream") {
+			t.Errorf("counts of select=orders:\n%s", md)
+		}
+	})
+}
+
+// TestConcurrentRecordedDiffs: an MCP server serves calls concurrently from
+// one session; every run lands in the state file with its own result.
+func TestConcurrentRecordedDiffs(t *testing.T) {
+	onEveryWarehouse(t, triageScenario, func(t *testing.T, e *env) {
+		path := useStateFile(t, e.session)
+		if err := checks.NewStateFile(path).Save(context.Background(), checks.NewState(), checks.SaveOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		models := []string{"customers", "orders", "payments", "unrelated", "order_ids", "customers", "orders", "payments"}
+		errs := make(chan error, len(models))
+		for _, m := range models {
+			go func() {
+				_, err := callRaw(e.session, "row_count_diff", map[string]any{"node_names": []string{m}})
+				errs <- err
+			}()
+		}
+		for range models {
+			if err := <-errs; err != nil {
+				t.Error(err)
+			}
+		}
+		st := loadState(t, path)
+		if len(st.Runs) != len(models) {
+			t.Fatalf("%d runs in the state file, want %d", len(st.Runs), len(models))
+		}
+		for _, r := range st.Runs {
+			var p struct {
+				NodeNames []string `json:"node_names"`
+			}
+			var res struct {
+				Models map[string]json.RawMessage `json:"models"`
+			}
+			if json.Unmarshal(r.Params, &p) != nil || json.Unmarshal(r.Result, &res) != nil || len(p.NodeNames) != 1 || len(res.Models) != 1 || res.Models[p.NodeNames[0]] == nil {
+				t.Errorf("run %s: params %s do not match result %.200s", r.ID, r.Params, r.Result)
+			}
+		}
+	})
+}

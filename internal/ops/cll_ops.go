@@ -233,16 +233,16 @@ func (r *SQLLineageResult) MarshalJSON() ([]byte, error) {
 }
 
 func addCLLOps(r *Registry) {
-	Add(r, Spec{Name: "get_cll", Title: "Column-level lineage", Positional: "node_id",
+	Add(r, Spec{Name: "get_cll", Memoize: true, Title: "Column-level lineage", Positional: "node_id",
 		Description: "Column-level lineage around a model (or one column): nodes {id, name, resource_type, opaque, change_status, change_category, columns}, " +
 			"columns {id = <node_id>_<column>, transformation_type source/passthrough/renamed/derived/aggregate, depends_on [{node, column}], change_status}, " +
 			"parent_map and child_map. Opaque models (unparseable SQL, Python) say why; their lineage is unknown, not empty."},
 		getCLL, nil)
-	Add(r, Spec{Name: "analyze_model", Title: "Analyze model SQL", Positional: "model_id",
+	Add(r, Spec{Name: "analyze_model", Memoize: true, Title: "Analyze model SQL", Positional: "model_id",
 		Description: "The structure of a model's compiled SQL: refs (CTE names excluded), projections with source columns, filters, joins with type and condition, " +
 			"group by, having, order by, aggregations, distinct, subquery/CTE/set-operation flags, and its direct downstream models and columns."},
 		analyzeModel, nil)
-	Add(r, Spec{Name: "column_impact", Title: "Column impact",
+	Add(r, Spec{Name: "column_impact", Memoize: true, Title: "Column impact",
 		Description: "Where changed columns reach downstream: impacted columns (reason value/row_set/opaque, with the evidence chain), impacted models, and models that " +
 			"read the changed model but none of the changed columns (not_reached, with the columns they do read). Opaque models are always reached."},
 		func(ctx context.Context, s *Session, in *ColumnImpactInput) (*cll.ImpactResult, error) {

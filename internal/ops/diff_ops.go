@@ -61,7 +61,7 @@ func addDiffOps(r *Registry) {
 			"table_not_found usually means stale artifacts or a misconfigured environment: report it, do not read it as 0 rows. A missing table never fails the call. " +
 			"Name models with node_names/node_ids or a selector. " + SelectGrammar, Positional: "node_names"},
 		diff.RowCountDiff, renderRowCounts)
-	Add(r, Spec{Name: "schema_diff", Title: "Schema diff", DiffTool: true,
+	Add(r, Spec{Name: "schema_diff", Memoize: true, Title: "Schema diff", DiffTool: true,
 		Description: "Added, removed and type-changed columns per node, from the catalogs of both builds (no warehouse query). " +
 			"`changes` rows are (node_id, column, change_status, base_type, current_type). Empty changes mean 'no schema change' only when " +
 			"schema_coverage.status is complete; partial lists the nodes that could not be compared because one side has no column metadata " +

@@ -28,7 +28,7 @@ func addImpactOps(r *Registry) {
 			return impact.Analyze(ctx, deps, *in)
 		}, renderImpact)
 
-	Add(r, Spec{Name: "render_lineage_mermaid", Title: "Lineage as Mermaid",
+	Add(r, Spec{Name: "render_lineage_mermaid", Memoize: true, Title: "Lineage as Mermaid",
 		Description: "A deterministic Mermaid `graph LR` of the changed nodes and their downstream (or a selection): shapes per resource type, " +
 			"styles for added/modified/removed/impacted, 'what changed' notes (Added/Removed, Code, Config, Schema). Capped at ~50,000 characters " +
 			"with an explicit truncation note. Paste `mermaid` into a ```mermaid block. " + SelectGrammar},

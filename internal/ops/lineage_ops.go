@@ -49,7 +49,7 @@ func selectIDs(ctx context.Context, s *Session, in SelectInput) ([]string, *line
 
 func addLineageOps(r *Registry) {
 	Add(r, Spec{
-		Name:  "lineage_diff",
+		Name: "lineage_diff", Memoize: true,
 		Title: "Lineage diff",
 		Description: "Compare the model graph of the base and current builds. Returns compact `nodes` " +
 			"(idx, id, name, resource_type, package_name, materialized, change_status added/removed/modified/null, " +
@@ -71,7 +71,7 @@ func addLineageOps(r *Registry) {
 	}, renderLineageDiff)
 
 	Add(r, Spec{
-		Name:        "select_nodes",
+		Name: "select_nodes", Memoize: true,
 		Title:       "Select nodes",
 		Description: "Resolve a dbt selector against the union of both builds and return the sorted unique ids (tests only when selected by type). " + SelectGrammar,
 	}, func(ctx context.Context, s *Session, in *SelectInput) (*SelectResult, error) {

@@ -41,7 +41,7 @@ type GetModelResult struct {
 }
 
 func addModelOps(r *Registry) {
-	Add(r, Spec{Name: "get_model", Title: "Get model", Positional: "model_id",
+	Add(r, Spec{Name: "get_model", Memoize: true, Title: "Get model", Positional: "model_id",
 		Description: "A model in base and current: columns (from the catalog, else the YAML) with not_null/unique flags from dbt tests, " +
 			"the primary key (declared constraint, incremental/snapshot unique_key, or a unique test; primary_key_detail says which), materialization and raw code. " +
 			"A side is {} when the model does not exist there."},

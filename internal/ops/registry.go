@@ -17,6 +17,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/ripple-data/ripple/internal/dbt"
 	"github.com/ripple-data/ripple/internal/diff"
 )
 
@@ -39,6 +40,10 @@ type Spec struct {
 	// RunBacked operations are recorded as runs in the checks state and
 	// their result carries the run_id.
 	RunBacked bool
+	// Memoize marks artifact-only operations whose result depends only on
+	// the loaded artifacts and the input: the session keeps the result until
+	// the artifacts change, so repeated agent calls are answered at once.
+	Memoize bool
 	// CustomCLI operations have a hand-written CLI command (e.g. one that
 	// reads its inputs from files); the generated one is skipped.
 	CustomCLI bool
@@ -184,6 +189,12 @@ func (o *Op) Call(ctx context.Context, s *Session, in any) (out any, err error) 
 	}()
 	if o.RunBacked {
 		return o.callRecorded(ctx, s, in)
+	}
+	if o.Memoize {
+		key, err := json.Marshal(in)
+		if err == nil {
+			return s.Cached(ctx, "op:"+o.Name+":"+string(key), func(*dbt.Project) (any, error) { return o.run(ctx, s, in) })
+		}
 	}
 	return o.run(ctx, s, in)
 }

@@ -80,7 +80,7 @@ func (e *Error) Error() string {
 // Lex splits src into tokens for the dialect. Comments and whitespace are
 // dropped. It never panics; malformed input yields an *Error.
 func Lex(d Dialect, src string) ([]Token, error) {
-	return lexInto(d, src, make([]Token, 0, len(src)/5+4))
+	return lexInto(d, src, make([]Token, 0, len(src)/3+4))
 }
 
 // lexInto appends src's tokens to toks (reusing its storage).
@@ -303,6 +303,14 @@ func (lx *lexer) token() (Token, error) {
 		t, err := lx.quoted(start+1, '\'', String)
 		t.Pos = p
 		return t, err
+	case c == '$' && start+1 < len(src) && src[start+1] == '{':
+		// ${var} template variables (Hive, Airflow) stand for values.
+		end := strings.IndexByte(src[start:], '}')
+		if end < 0 {
+			return Token{}, lx.errf(start, "unterminated ${...} variable")
+		}
+		lx.i = start + end + 1
+		return Token{Kind: Param, Text: src[start:lx.i], Pos: lx.pos(start)}, nil
 	case c == '$' && lx.d.DollarQuote:
 		if t, ok, err := lx.dollar(start); ok || err != nil {
 			return t, err

@@ -1380,12 +1380,13 @@ func (p *parser) parseBinary(minPrec int) Expr {
 			return left
 		}
 		if t.Text == "->" {
-			// DuckDB/Spark lambda: x -> expr. JSON arrows take a literal key.
-			if c, ok := left.(*ColumnRef); ok && len(c.Name.Parts) == 1 {
+			// DuckDB/Spark lambda: x -> expr or (x, acc) -> expr. JSON
+			// arrows take a literal key.
+			if params := lambdaParams(left); params != nil {
 				nt := p.peekN(1)
 				if nt.Kind != String && nt.Kind != Number {
 					p.i++
-					return &Lambda{Params: c.Name.Parts, Body: p.parseExpr()}
+					return &Lambda{Params: params, Body: p.parseExpr()}
 				}
 			}
 		}
@@ -1941,4 +1942,29 @@ func (n *Name) setQuoted(i int) {
 	if i < 64 {
 		n.Quoted |= 1 << uint(i)
 	}
+}
+
+// lambdaParams returns the parameter names when e can be a lambda's
+// parameter list: a bare name or a parenthesised list of bare names.
+func lambdaParams(e Expr) []string {
+	switch x := e.(type) {
+	case *ColumnRef:
+		if len(x.Name.Parts) == 1 {
+			return x.Name.Parts
+		}
+	case *List:
+		if x.Kind != "ROW" {
+			return nil
+		}
+		out := make([]string, 0, len(x.Items))
+		for _, it := range x.Items {
+			c, ok := it.(*ColumnRef)
+			if !ok || len(c.Name.Parts) != 1 {
+				return nil
+			}
+			out = append(out, c.Name.Parts[0])
+		}
+		return out
+	}
+	return nil
 }
