@@ -87,3 +87,13 @@ func TestHelpListsEveryOperation(t *testing.T) {
 		t.Errorf("ripple --help does not list %v", absent)
 	}
 }
+
+func TestEveryCommandHasHelp(t *testing.T) {
+	t.Parallel()
+	for _, op := range ops.Default().Ops() {
+		r := execRipple(t, op.CLIName(), "--help")
+		if r.code != 0 || !strings.Contains(string(r.stdout), "ripple "+op.CLIName()) || len(r.stderr) != 0 {
+			t.Errorf("ripple %s --help:\n%s", op.CLIName(), r)
+		}
+	}
+}

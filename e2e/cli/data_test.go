@@ -230,6 +230,16 @@ func TestValueDiffCustomersAndPayments(t *testing.T) {
 			}
 		}
 	})
+	t.Run("order_status_events has no key", func(t *testing.T) {
+		t.Parallel()
+		// 10,000 rows, 9,964 distinct: even all three columns are no key.
+		if n := dbInt(t, `select count(*) from (select distinct * from "current".order_status_events)`); n != demo.StatusEventsDistinct {
+			t.Errorf("database: %d distinct rows, want %d", n, demo.StatusEventsDistinct)
+		}
+		dups := dbInt(t, `select count(*) from (select order_date, status, customer_id from "base".order_status_events group by all having count(*) > 1)`)
+		r := ripple(t, "value-diff", "--model", "order_status_events", "--primary-key", "order_date,status,customer_id", "--json")
+		wantError(t, r, 1, true, fmt.Sprintf("%d key values occur more than once", dups))
+	})
 	t.Run("daily_orders is identical", func(t *testing.T) {
 		t.Parallel()
 		out := rippleJSON(t, "value-diff", "--model", "daily_orders", "--primary-key", "order_date")

@@ -1,9 +1,11 @@
 package cli
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -479,5 +481,72 @@ func TestCheckBaseCustomPathAndMtimeFallback(t *testing.T) {
 	st := checkBaseJSON(t, r)
 	if r.code != 1 || st.Status != "stale" || st.GeneratedAt != "" || st.AgeHours < 30*24-1 || !strings.Contains(st.Reason, "--target-path base-artifacts") {
 		t.Errorf("30-day-old manifest without generated_at: exit %d %+v", r.code, st)
+	}
+}
+
+// TestMCPAgentCreateApproves: a check an agent creates over MCP with
+// run=true is approved when its run succeeds (ops.WithAgentTrigger).
+func TestMCPAgentCreateApproves(t *testing.T) {
+	p := build(t, dataOnly)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	var errOut bytes.Buffer
+	done := make(chan int, 1)
+	go func() {
+		code := Run(ctx, []string{"mcp", "--project-dir", p.built.Dir, "--duckdb", p.built.DBPath, "--state-file", p.state},
+			IOStreams{In: inR, Out: outW, ErrOut: &errOut})
+		outW.Close()
+		done <- code
+	}()
+	lines := bufio.NewScanner(outR)
+	lines.Buffer(make([]byte, 1<<20), 1<<24)
+	send := func(msg string) {
+		t.Helper()
+		if _, err := io.WriteString(inW, msg+"\n"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	await := func(id int) json.RawMessage {
+		t.Helper()
+		for lines.Scan() {
+			var m struct {
+				ID     *int            `json:"id"`
+				Result json.RawMessage `json:"result"`
+				Error  json.RawMessage `json:"error"`
+			}
+			if json.Unmarshal(lines.Bytes(), &m) != nil || m.ID == nil || *m.ID != id {
+				continue
+			}
+			if m.Error != nil {
+				t.Fatalf("request %d: %s", id, m.Error)
+			}
+			return m.Result
+		}
+		t.Fatalf("no reply to request %d (%v); stderr:\n%s", id, lines.Err(), errOut.String())
+		return nil
+	}
+	send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"ripple-test","version":"1"}}}`)
+	await(1)
+	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"create_check","arguments":{"type":"row_count_diff","params":{"node_names":["customers"]},"run":true}}}`)
+	var res struct {
+		IsError           bool                `json:"isError"`
+		StructuredContent checks.CreateResult `json:"structuredContent"`
+	}
+	if err := json.Unmarshal(await(2), &res); err != nil {
+		t.Fatal(err)
+	}
+	inW.Close()
+	if code := <-done; code != 0 {
+		t.Errorf("ripple mcp exited %d:\n%s", code, errOut.String())
+	}
+	c := res.StructuredContent
+	if res.IsError || !c.RunExecuted || c.Run == nil {
+		t.Fatalf("create_check over MCP = %+v", res)
+	}
+	if c.Run.TriggeredBy != checks.TriggerAgent || !c.Check.IsChecked {
+		t.Errorf("a check an agent created and ran successfully over MCP: triggered_by=%s approved=%v; want agent, true", c.Run.TriggeredBy, c.Check.IsChecked)
 	}
 }

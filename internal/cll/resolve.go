@@ -45,7 +45,8 @@ type relation struct {
 	starFrom  []*relation
 	rowDeps   []dep
 	rowDigest uint64
-	digest    func(table, col string) uint64
+	// dig, when set, digests the columns of an open relation.
+	dig *analyzer
 }
 
 type rcol struct {
@@ -69,8 +70,8 @@ func (r *relation) lookupWeak(name string) (*lin, Confidence, bool) {
 	}
 	if r.open {
 		d := hashStr("col:" + strings.ToLower(r.name+"."+name))
-		if r.digest != nil {
-			d = r.digest(r.name, name)
+		if r.dig != nil {
+			d = r.dig.colDigest(r.name, name)
 		}
 		return &lin{deps: []dep{{table: r.name, col: name, conf: Exact}}, kind: KindPassthrough, orig: name, digest: d}, Exact, true
 	}
@@ -179,9 +180,50 @@ type analyzer struct {
 	// relations to node ids so that digests survive a change of target
 	// schema between builds.
 	canon func(table string) string
+	// fw is the digest writer of digestCtx (a field so that passing it as
+	// a sqlparse.Writer does not allocate).
+	fw fnvWriter
+	// Arenas for the most frequent resolution objects.
+	lins    arena[lin]
+	sources arena[source]
+	rels    arena[relation]
+	scopes  arena[scope]
 }
 
+// arena hands out pointers into chunks that grow from 8 to 256 elements:
+// one allocation for many small objects that all die with the analyzer.
+type arena[T any] struct{ buf []T }
+
+func (ar *arena[T]) alloc() *T {
+	if len(ar.buf) == cap(ar.buf) {
+		ar.buf = make([]T, 0, min(max(2*cap(ar.buf), 8), 256))
+	}
+	ar.buf = ar.buf[:len(ar.buf)+1]
+	return &ar.buf[len(ar.buf)-1]
+}
+
+func (a *analyzer) newLin(l lin) *lin {
+	p := a.lins.alloc()
+	*p = l
+	return p
+}
+
+func (a *analyzer) newSource(s source) *source {
+	p := a.sources.alloc()
+	*p = s
+	return p
+}
+
+func (a *analyzer) newRel() *relation { return a.rels.alloc() }
+
 func (a *analyzer) colDigest(table, col string) uint64 {
+	w := a.tableDigestPrefix(table)
+	return colDigestFrom(w, col)
+}
+
+// tableDigestPrefix is the digest state of "col:<table>.", shared by all
+// columns of a relation.
+func (a *analyzer) tableDigestPrefix(table string) fnvWriter {
 	var w fnvWriter
 	w.init()
 	w.WriteString("col:")
@@ -190,7 +232,11 @@ func (a *analyzer) colDigest(table, col string) uint64 {
 	} else {
 		w.writeLower(table)
 	}
-	w.WriteByte('.')
+	_ = w.WriteByte('.')
+	return w
+}
+
+func colDigestFrom(w fnvWriter, col string) uint64 {
 	w.writeLower(col)
 	return w.h
 }
@@ -799,32 +845,35 @@ func (a *analyzer) tableRef(t *sqlparse.TableRef, env *cteEnv) *source {
 		if def := env.lookup(t.Name.Parts[0]); def != nil {
 			rel := a.cteRelation(def, nil)
 			rel = renameCols(rel, t.ColAliases)
-			return &source{alias: t.Alias, name: t.Name.Parts, rel: rel}
+			return a.newSource(source{alias: t.Alias, name: t.Name.Parts, rel: rel})
 		}
 	}
 	name := t.Name.String()
-	if !a.tableSeen[strings.ToLower(name)] {
-		a.tableSeen[strings.ToLower(name)] = true
+	lname := strings.ToLower(name)
+	if !a.tableSeen[lname] {
+		a.tableSeen[lname] = true
 		a.tables = append(a.tables, name)
 		a.st.Refs = append(a.st.Refs, name)
 	}
-	rel := &relation{name: name, physical: true, digest: a.colDigest}
+	rel := a.newRel()
+	rel.name, rel.physical, rel.dig = name, true, a
 	if cols, ok := a.lookupSchema(name); ok && len(cols) > 0 {
 		// One allocation each for all columns' lineage and deps.
 		lins := make([]lin, len(cols))
 		deps := make([]dep, len(cols))
 		rel.cols = make([]rcol, len(cols))
+		prefix := a.tableDigestPrefix(name)
 		for i, c := range cols {
 			fc := a.foldCol(c)
 			deps[i] = dep{table: name, col: fc, conf: Exact}
-			lins[i] = lin{deps: deps[i : i+1 : i+1], kind: KindPassthrough, orig: fc, digest: a.colDigest(name, fc)}
+			lins[i] = lin{deps: deps[i : i+1 : i+1], kind: KindPassthrough, orig: fc, digest: colDigestFrom(prefix, fc)}
 			rel.cols[i] = rcol{name: fc, l: &lins[i]}
 		}
 	} else {
 		rel.open = true
 	}
 	rel = renameCols(rel, t.ColAliases)
-	return &source{alias: t.Alias, name: t.Name.Parts, rel: rel}
+	return a.newSource(source{alias: t.Alias, name: t.Name.Parts, rel: rel})
 }
 
 // elementFuncs are table functions whose rows are elements of their
@@ -855,7 +904,7 @@ func (a *analyzer) tableFunc(t *sqlparse.TableFunc, sc *scope) *source {
 		// with unknown columns, named by the call, so that explicit
 		// columns still trace to it. A star over it makes the query opaque.
 		name := strings.ToLower(f.Name.String()) + "(" + strings.ToLower(formatArgs(f)) + ")"
-		rel.name, rel.physical, rel.open, rel.digest = name, true, true, a.colDigest
+		rel.name, rel.physical, rel.open, rel.dig = name, true, true, a
 		if !a.tableSeen[name] {
 			a.tableSeen[name] = true
 			a.tables = append(a.tables, name)
@@ -1492,11 +1541,11 @@ func (a *analyzer) exprLin(e sqlparse.Expr, ctx *exprCtx) *lin {
 	a.visit(e, ctx, ac)
 	deps, single, nrefs := ac.deps, ac.single, ac.n
 	if _, ok := e.(*sqlparse.ColumnRef); ok && nrefs == 1 && single != nil {
-		out := *single
+		out := a.newLin(*single)
 		out.deps = dedupDeps(out.deps)
-		return &out
+		return out
 	}
-	out := &lin{deps: dedupDeps(deps), kind: KindDerived}
+	out := a.newLin(lin{deps: dedupDeps(deps), kind: KindDerived})
 	if len(out.deps) == 0 {
 		out.kind = KindSource
 	}
@@ -1507,9 +1556,10 @@ func (a *analyzer) exprLin(e sqlparse.Expr, ctx *exprCtx) *lin {
 // digestCtx digests an expression with every column reference replaced by
 // the digest of what it resolves to, so aliases and formatting drop out.
 func (a *analyzer) digestCtx(e sqlparse.Expr, ctx *exprCtx) uint64 {
-	var w fnvWriter
-	w.init()
-	sqlparse.FormatTo(&w, e, func(wr sqlparse.Writer, c *sqlparse.ColumnRef) bool {
+	// Save and restore a.fw so that a nested digest cannot clobber ours.
+	saved := a.fw
+	a.fw.init()
+	sqlparse.FormatTo(&a.fw, e, func(wr sqlparse.Writer, c *sqlparse.ColumnRef) bool {
 		for i := len(a.memo) - 1; i >= 0; i-- {
 			if a.memo[i].ref == c {
 				writeDigest(wr, a.memo[i].l.digest)
@@ -1523,7 +1573,9 @@ func (a *analyzer) digestCtx(e sqlparse.Expr, ctx *exprCtx) uint64 {
 		writeDigest(wr, l.digest)
 		return true
 	})
-	return w.h
+	h := a.fw.h
+	a.fw = saved
+	return h
 }
 
 // visit walks an expression, reporting the lineage of every column
@@ -1685,7 +1737,12 @@ func dedupDeps(ds []dep) []dep {
 	if len(ds) <= 1 {
 		return ds
 	}
-	// Dep lists are short; a quadratic scan beats building a map.
+	// Dep lists are short; a quadratic scan beats building a map. Most
+	// have no duplicate: return them as they are (deps are never written
+	// in place, so sharing is safe).
+	if !hasDupDeps(ds) {
+		return ds
+	}
 	out := make([]dep, 0, len(ds))
 next:
 	for _, d := range ds {
@@ -1701,6 +1758,18 @@ next:
 		out = append(out, d)
 	}
 	return out
+}
+
+func hasDupDeps(ds []dep) bool {
+	for j := 1; j < len(ds); j++ {
+		d := ds[j]
+		for i := 0; i < j; i++ {
+			if ds[i].col == d.col && ds[i].table == d.table || equalFold(ds[i].col, d.col) && equalFold(ds[i].table, d.table) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // ---- entry point ----

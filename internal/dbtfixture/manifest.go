@@ -143,7 +143,7 @@ func (g *graphs) configJSON(n *bnode) (obj, obj) {
 			cfg["snapshot_meta_column_names"] = obj{}
 			un["strategy"] = "check"
 			un["check_cols"] = "all"
-			un["target_schema"] = n.schema
+			un["target_schema"] = "{{ target.schema }}" // as a project that builds per environment writes it
 		}
 		if s.matExplicit && n.kind == kindModel {
 			un["materialized"] = mat

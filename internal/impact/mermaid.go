@@ -35,9 +35,7 @@ type MermaidResult struct {
 	EdgeCount int    `json:"edge_count"`
 	Truncated bool   `json:"truncated"`
 	// OmittedNodes counts nodes left out by the size cap.
-	OmittedNodes int `json:"omitted_nodes,omitempty"`
-	// OmittedEdges counts edges between shown nodes left out by the cap.
-	OmittedEdges int    `json:"omitted_edges,omitempty"`
+	OmittedNodes int    `json:"omitted_nodes,omitempty"`
 	Warning      string `json:"_warning,omitempty"`
 }
 
@@ -61,11 +59,17 @@ func Mermaid(cmp *lineage.Comparison, ids []string, notes map[string]Annotation,
 	if cmp.Project.SingleEnv {
 		res.Warning = dbt.SingleEnvWarning
 	}
+	// Nodes are admitted in rank order together with their edges to nodes
+	// already admitted, so a truncated diagram never shows a node without
+	// the lineage that connects it.
 	alias := map[string]string{}
-	var body strings.Builder
-	var classes strings.Builder
 	kept := []string{}
+	type edge struct{ from, to string }
+	var edges []edge
+	size := 0
 	const footerReserve = 600
+	nodeLines := map[string]string{}
+	classLines := map[string]string{}
 	for _, id := range ids {
 		n, ok := cmp.Graph.Node(id)
 		if !ok {
@@ -73,44 +77,55 @@ func Mermaid(cmp *lineage.Comparison, ids []string, notes map[string]Annotation,
 		}
 		a := fmt.Sprintf("n%d", len(kept))
 		line := "  " + a + shape(n.ResourceType, label(cmp, n, notes[id])) + "\n"
-		cls := classFor(cmp, id)
 		clsLine := ""
-		if cls != "" {
+		if cls := classFor(cmp, id); cls != "" {
 			clsLine = "  class " + a + " " + cls + "\n"
 		}
-		if body.Len()+classes.Len()+len(line)+len(clsLine)+footerReserve > maxChars {
+		var mine []edge
+		cost := len(line) + len(clsLine)
+		for _, p := range cmp.Graph.Parents(id) {
+			if pa, ok := alias[p]; ok {
+				mine = append(mine, edge{pa, a})
+				cost += len(pa) + len(a) + 8
+			}
+		}
+		for _, c := range cmp.Graph.Children(id) {
+			if ca, ok := alias[c]; ok {
+				mine = append(mine, edge{a, ca})
+				cost += len(a) + len(ca) + 8
+			}
+		}
+		if size+cost+footerReserve > maxChars {
 			res.Truncated = true
 			res.OmittedNodes = len(ids) - len(kept)
 			break
 		}
+		size += cost
 		alias[id] = a
 		kept = append(kept, id)
-		body.WriteString(line)
-		classes.WriteString(clsLine)
+		nodeLines[id], classLines[id] = line, clsLine
+		edges = append(edges, mine...)
 	}
-	sort.Strings(kept)
-	var edges strings.Builder
-	totalEdges := 0
+	// Everything below is ordered by alias so output is stable.
+	var body, classes, edgeText strings.Builder
 	for _, id := range kept {
-		parents := append([]string(nil), cmp.Graph.Parents(id)...)
-		sort.Strings(parents)
-		for _, p := range parents {
-			if pa, ok := alias[p]; ok {
-				totalEdges++
-				line := "  " + pa + " --> " + alias[id] + "\n"
-				if body.Len()+classes.Len()+edges.Len()+len(line)+footerReserve > maxChars {
-					res.Truncated = true
-					continue
-				}
-				edges.WriteString(line)
-				res.EdgeCount++
-			}
-		}
+		body.WriteString(nodeLines[id])
+		classes.WriteString(classLines[id])
 	}
+	sort.Slice(edges, func(i, j int) bool {
+		if edges[i].from != edges[j].from {
+			return aliasLess(edges[i].from, edges[j].from)
+		}
+		return aliasLess(edges[i].to, edges[j].to)
+	})
+	for _, e := range edges {
+		edgeText.WriteString("  " + e.from + " --> " + e.to + "\n")
+	}
+	res.EdgeCount = len(edges)
 	var out strings.Builder
 	out.WriteString("graph LR\n")
 	out.WriteString(body.String())
-	out.WriteString(edges.String())
+	out.WriteString(edgeText.String())
 	out.WriteString("  classDef added fill:#d4edda,stroke:#28a745,color:#000000\n")
 	out.WriteString("  classDef removed fill:#f8d7da,stroke:#dc3545,color:#000000\n")
 	out.WriteString("  classDef modified fill:#fff3cd,stroke:#ffc107,color:#000000\n")
@@ -118,13 +133,19 @@ func Mermaid(cmp *lineage.Comparison, ids []string, notes map[string]Annotation,
 	out.WriteString("  classDef unchanged fill:#ffffff,stroke:#d3d3d3,color:#999999\n")
 	out.WriteString(classes.String())
 	if res.Truncated {
-		fmt.Fprintf(&out, "  %%%% truncated: %d of %d nodes shown, %d of %d edges between them (size cap %d characters)\n",
-			len(kept), len(ids), res.EdgeCount, totalEdges, maxChars)
+		fmt.Fprintf(&out, "  %%%% truncated: %d of %d nodes shown (size cap %d characters)\n", len(kept), len(ids), maxChars)
 	}
-	res.OmittedEdges = totalEdges - res.EdgeCount
 	res.Mermaid = out.String()
 	res.NodeCount = len(kept)
 	return res
+}
+
+// aliasLess orders n2 before n10.
+func aliasLess(a, b string) bool {
+	if len(a) != len(b) {
+		return len(a) < len(b)
+	}
+	return a < b
 }
 
 func rank(cmp *lineage.Comparison, id string) int {

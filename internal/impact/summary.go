@@ -76,15 +76,8 @@ func Markdown(in SummaryInput) string {
 		mm := Mermaid(in.Comparison, ids, notes, MaxMermaidChars-2000)
 		b.WriteString("```mermaid\n" + mm.Mermaid + "```\n")
 		if mm.Truncated {
-			switch {
-			case mm.OmittedNodes > 0:
-				fmt.Fprintf(&b, "\n_The graph was truncated: %d node(s) not shown._\n", mm.OmittedNodes)
-				if mm.OmittedEdges > 0 {
-					fmt.Fprintf(&b, "_%d edge(s) between the nodes shown were left out too._\n", mm.OmittedEdges)
-				}
-			default:
-				fmt.Fprintf(&b, "\n_The graph was truncated: all %d nodes are shown, %d edge(s) between them are not._\n", mm.NodeCount, mm.OmittedEdges)
-			}
+			fmt.Fprintf(&b, "\n_The graph was truncated: %d node(s) not shown._\n", mm.OmittedNodes)
+
 		}
 	}
 	if r != nil {

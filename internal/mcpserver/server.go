@@ -243,7 +243,7 @@ func (s *Server) handler(op *ops.Op) mcp.ToolHandler {
 				})
 			})
 		}
-		out, err := op.Call(ctx, s.sess, in)
+		out, err := op.Call(ops.WithAgentTrigger(ctx), s.sess, in)
 		if err != nil {
 			return s.toolError(ctx, req, op, err, start), nil
 		}

@@ -1,5 +1,7 @@
 package sqlparse
 
+import "strings"
+
 // Name is a possibly-qualified identifier. Parts are already folded per
 // dialect; bit i of Quoted is set when part i was quoted (a bitmask keeps
 // names to one allocation).
@@ -14,14 +16,13 @@ func (n Name) IsQuoted(i int) bool { return i < 64 && n.Quoted&(1<<uint(i)) != 0
 
 // String joins the parts with dots.
 func (n Name) String() string {
-	s := ""
-	for i, p := range n.Parts {
-		if i > 0 {
-			s += "."
-		}
-		s += p
+	switch len(n.Parts) {
+	case 0:
+		return ""
+	case 1:
+		return n.Parts[0]
 	}
-	return s
+	return strings.Join(n.Parts, ".")
 }
 
 // Last returns the final part.

@@ -59,10 +59,16 @@ func fmtExpr(b Writer, e Expr, ref RefFunc) {
 		if ref != nil && ref(b, x) {
 			return
 		}
-		b.WriteString(x.Name.String())
+		for i, part := range x.Name.Parts {
+			if i > 0 {
+				b.WriteString(".")
+			}
+			b.WriteString(part)
+		}
 	case *StarExpr:
 		for _, q := range x.Qualifier {
-			b.WriteString(q + ".")
+			b.WriteString(q)
+			b.WriteString(".")
 		}
 		b.WriteString("*")
 	case *Literal:
@@ -80,10 +86,12 @@ func fmtExpr(b Writer, e Expr, ref RefFunc) {
 			b.WriteString(x.Value)
 		}
 	case *TypedLiteral:
-		b.WriteString(x.Type + " ")
+		b.WriteString(x.Type)
+		b.WriteString(" ")
 		fmtExpr(b, x.Value, ref)
 		if x.Unit != "" {
-			b.WriteString(" " + x.Unit)
+			b.WriteString(" ")
+			b.WriteString(x.Unit)
 		}
 	case *Keyword:
 		b.WriteString(x.Word)
@@ -123,11 +131,14 @@ func fmtExpr(b Writer, e Expr, ref RefFunc) {
 	case *Binary:
 		b.WriteString("(")
 		fmtExpr(b, x.Left, ref)
-		b.WriteString(" " + x.Op + " ")
+		b.WriteString(" ")
+		b.WriteString(x.Op)
+		b.WriteString(" ")
 		fmtExpr(b, x.Right, ref)
 		b.WriteString(")")
 	case *Unary:
-		b.WriteString(x.Op + " ")
+		b.WriteString(x.Op)
+		b.WriteString(" ")
 		fmtExpr(b, x.Expr, ref)
 	case *Case:
 		b.WriteString("CASE")
@@ -149,9 +160,12 @@ func fmtExpr(b Writer, e Expr, ref RefFunc) {
 	case *Cast:
 		b.WriteString("CAST(")
 		fmtExpr(b, x.Expr, ref)
-		b.WriteString(" AS " + x.Type + ")")
+		b.WriteString(" AS ")
+		b.WriteString(x.Type)
+		b.WriteString(")")
 	case *Subquery:
-		b.WriteString(x.Kind + "(<subquery>)")
+		b.WriteString(x.Kind)
+		b.WriteString("(<subquery>)")
 	case *InExpr:
 		fmtExpr(b, x.Expr, ref)
 		if x.Not {
@@ -181,16 +195,19 @@ func fmtExpr(b Writer, e Expr, ref RefFunc) {
 			fmtExpr(b, x.Index, ref)
 			b.WriteString("]")
 		default:
-			b.WriteString(x.Op + x.Field)
+			b.WriteString(x.Op)
+			b.WriteString(x.Field)
 		}
 	case *List:
-		b.WriteString(x.Kind + "(")
+		b.WriteString(x.Kind)
+		b.WriteString("(")
 		for i, it := range x.Items {
 			if i > 0 {
 				b.WriteString(", ")
 			}
 			if i < len(x.Names) {
-				b.WriteString(x.Names[i] + ": ")
+				b.WriteString(x.Names[i])
+				b.WriteString(": ")
 			}
 			fmtExpr(b, it, ref)
 		}
@@ -199,14 +216,16 @@ func fmtExpr(b Writer, e Expr, ref RefFunc) {
 		b.WriteString("(" + strings.Join(x.Params, ", ") + ") -> ")
 		fmtExpr(b, x.Body, ref)
 	case *Named:
-		b.WriteString(x.Name + " => ")
+		b.WriteString(x.Name)
+		b.WriteString(" => ")
 		fmtExpr(b, x.Value, ref)
 	}
 }
 
 func fmtWindow(b Writer, w *WindowSpec, ref RefFunc) {
 	if w.Name != "" {
-		b.WriteString(w.Name + " ")
+		b.WriteString(w.Name)
+		b.WriteString(" ")
 	}
 	if len(w.PartitionBy) > 0 {
 		b.WriteString("PARTITION BY ")
