@@ -1,9 +1,11 @@
 package cli_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"strconv"
 	"testing"
 
 	"github.com/ripple-data/ripple/internal/demo"
@@ -121,16 +123,24 @@ func TestTopKDiff(t *testing.T) {
 	})
 	t.Run("added model", func(t *testing.T) {
 		t.Parallel()
-		// The demo's expectation: customer_segments.segment is medium 1246,
-		// high 290, low 262, prospect 202 (current only: the model is new).
+		// customer_segments is new: a diff has no base side, so the
+		// operation says so and points at query; query gives the demo's
+		// segment counts (medium 1246, high 290, low 262, prospect 202).
 		r := ripple(t, "top-k-diff", "--model", "customer_segments", "--column-name", "segment", "--json")
-		if r.code != 0 {
-			t.Fatalf("top-k-diff of the added customer_segments fails, though the demo expects its segment counts (the base side should be empty, not an error):\n%s", r)
+		if r.code != 1 || !bytes.Contains(r.stderr, []byte("not in the base manifest")) || !bytes.Contains(r.stderr, []byte("use query")) {
+			t.Fatalf("top-k-diff of an added model must fail clearly and point at query:\n%s", r)
 		}
-		out := decodeOnly(t, r)
+		q := ripple(t, "query", "--sql", "select segment, count(*) as n from {{ ref('customer_segments') }} group by segment order by segment", "--json")
+		out, _ := decodeOnly(t, q).(map[string]any)
+		rows, _ := out["data"].([]any)
 		got := map[string]int64{}
-		for i, v := range strs(t, out, "current", "values") {
-			got[v] = integer(t, out, "current", "counts", i)
+		for _, row := range rows {
+			cells := row.([]any)
+			n, err := strconv.ParseInt(fmt.Sprint(cells[1]), 10, 64)
+			if err != nil {
+				t.Fatalf("count %v: %v", cells[1], err)
+			}
+			got[cells[0].(string)] = n
 		}
 		want := map[string]int64{"medium": demo.SegmentsMedium, "high": demo.SegmentsHigh, "low": demo.SegmentsLow, "prospect": demo.SegmentsProspect}
 		if !reflect.DeepEqual(got, want) {

@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"os"
 	"reflect"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -88,7 +89,7 @@ func Run(ctx context.Context, args []string, io IOStreams) (code int) {
 	}
 	fmt.Fprintf(io.ErrOut, "error: %v\n", err)
 	var ie *ops.InputError
-	if errors.As(err, &ie) || isUsageError(err) {
+	if errors.As(err, &ie) || isUsageError(err) || isCobraUsage(err) {
 		return 2
 	}
 	return 1
@@ -97,6 +98,18 @@ func Run(ctx context.Context, args []string, io IOStreams) (code int) {
 type usageError struct{ error }
 
 func (e usageError) Unwrap() error { return e.error }
+
+// isCobraUsage recognises cobra's own usage errors (unknown command,
+// wrong number of arguments), which it returns as plain errors.
+func isCobraUsage(err error) bool {
+	msg := err.Error()
+	for _, p := range []string{"unknown command ", "accepts ", "requires at least ", "requires at most ", "unknown flag", "unknown shorthand flag", "invalid argument "} {
+		if strings.HasPrefix(msg, p) {
+			return true
+		}
+	}
+	return false
+}
 
 func isUsageError(err error) bool {
 	var u usageError
@@ -189,7 +202,12 @@ func opCommand(g *Globals, ios IOStreams, op *ops.Op) *cobra.Command {
 	}
 	flags := bindInputFlags(cmd.Flags(), op.InputType())
 	if op.Positional != "" {
-		cmd.Use += " [" + op.Positional + "...]"
+		if f, ok := flags.field(op.Positional); ok && f.kind == reflect.Slice {
+			cmd.Use += " [" + op.Positional + "...]"
+		} else {
+			cmd.Use += " [" + op.Positional + "]"
+			cmd.Args = cobra.MaximumNArgs(1)
+		}
 	} else {
 		cmd.Args = cobra.NoArgs
 	}

@@ -69,6 +69,11 @@ func bindInputFlags(fs *pflag.FlagSet, t reflect.Type) *inputFlags {
 			case reflect.Float64, reflect.Float32:
 				fs.Float64(flag, 0, usage)
 			case reflect.Slice:
+				if f.Type == reflect.TypeFor[json.RawMessage]() {
+					ff.kind = reflect.Map
+					fs.String(flag, "", usage+" (JSON)")
+					break
+				}
 				ff.elem = f.Type.Elem().Kind()
 				if ff.elem == reflect.String {
 					fs.StringSlice(flag, nil, usage+" (comma-separated or repeated)")

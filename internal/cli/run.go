@@ -200,7 +200,7 @@ func newCheckBaseCmd(g *Globals, ios IOStreams, _ *ops.Registry) *cobra.Command 
 func checkBase(ctx context.Context, g *Globals, maxAge time.Duration, branch string, now time.Time) BaseStatus {
 	paths := dbt.Paths{ProjectDir: g.ProjectDir, TargetPath: g.TargetPath, TargetBasePath: g.TargetBasePath}.WithDefaults()
 	st := BaseStatus{Path: paths.BaseDir()}
-	env, err := dbt.LoadEnv(ctx, paths.BaseDir(), "base", "dbt docs generate --target-path "+paths.TargetBasePath+" (on the base branch)")
+	env, err := dbt.LoadEnv(ctx, paths.BaseDir(), "base", "dbt docs generate --target-path "+paths.TargetBasePath)
 	if err != nil {
 		st.Status, st.Reason, st.ExitCode = "missing", err.Error(), 2
 		return st

@@ -2,6 +2,8 @@ package cli
 
 import (
 	"context"
+	"fmt"
+	"os"
 
 	"github.com/ripple-data/ripple/internal/dbt"
 	"github.com/ripple-data/ripple/internal/profiles"
@@ -16,6 +18,9 @@ func (g *Globals) warehouseOpener() func(ctx context.Context, p *dbt.Project) (w
 	return func(ctx context.Context, p *dbt.Project) (warehouse.Conn, error) {
 		opts := open.OpenOptions{ReadOnly: true, AllowExternalAccess: g.DuckDBExternalAccess}
 		if g.DuckDB != "" {
+			if _, err := os.Stat(g.DuckDB); err != nil {
+				return nil, fmt.Errorf("the DuckDB file %s given with --duckdb cannot be opened: %w; point --duckdb at the file dbt built (or run `ripple demo`)", g.DuckDB, err)
+			}
 			return open.Open(ctx, profiles.Target{Type: "duckdb", Path: g.DuckDB, Database: projectDatabase(p)}, opts)
 		}
 		t, err := profiles.Load(profiles.LoadOptions{ProfilesDir: g.ProfilesDir, ProjectDir: g.ProjectDir, Profile: g.Profile, Target: g.Target})

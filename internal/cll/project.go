@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"hash/maphash"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -117,8 +118,8 @@ type Cache struct {
 	mu     sync.RWMutex
 	m      map[uint64]*ModelLineage
 	shapes map[uint64]*projectShape
-	// parsers recycles token buffers across models.
-	parsers sync.Pool
+	// workers recycles parser and resolver memory across models.
+	workers sync.Pool
 	hits    atomic.Int64
 	misses  atomic.Int64
 }
@@ -587,28 +588,36 @@ func analyzeModelSQL(ml *ModelLineage, n *dbt.Node, dialect string, ri *relIndex
 		return normRel(table)
 	}
 	d := sqlparse.LookupDialect(dialect)
-	pp, _ := cache.parsers.Get().(*sqlparse.Parser)
-	if pp == nil {
-		pp = &sqlparse.Parser{}
+	w, _ := cache.workers.Get().(*worker)
+	if w == nil {
+		w = &worker{}
 	}
-	q, err := pp.Parse(d, n.CompiledCode)
-	cache.parsers.Put(pp)
+	defer cache.workers.Put(w)
+	q, err := w.pp.Parse(d, n.CompiledCode)
 	if err != nil {
 		ml.Opaque, ml.OpaqueReason = true, "unparseable SQL: "+err.Error()
 		ml.Structure = &ModelStructure{Unparseable: true, ParseError: err.Error()}
 		ml.Structure.normalize()
 		return finish(ml)
 	}
-	res := runAnalysis(d, q, schema, canon)
+	res := runAnalysis(d, q, schema, canon, &w.mem)
 	rel := res.rel
 	ml.Opaque, ml.OpaqueReason = res.opaqueReason != "", res.opaqueReason
 	ml.RowDigest = Digest(rel.rowDigest)
 	ml.Structure = res.a.st
 	ml.sql = n.CompiledCode
-	seenParent := map[string]bool{}
+	// Deps mostly name the same few tables: remember the last match.
+	var lastTable, lastID string
 	conv := func(d dep) ColumnDep {
 		cd := ColumnDep{Column: d.col, Confidence: d.conf}
-		if id := match(d.table); id != "" {
+		var id string
+		if d.table == lastTable && lastTable != "" {
+			id = lastID
+		} else {
+			id = match(d.table)
+			lastTable, lastID = d.table, id
+		}
+		if id != "" {
 			cd.Node = id
 		} else {
 			cd.Relation = d.table
@@ -617,27 +626,46 @@ func analyzeModelSQL(ml *ModelLineage, n *dbt.Node, dialect string, ri *relIndex
 	}
 	for _, t := range res.a.tables {
 		if id := match(t); id != "" {
-			if !seenParent[id] {
-				seenParent[id] = true
+			if !slices.Contains(ml.Parents, id) {
 				ml.Parents = append(ml.Parents, id)
 			}
 		} else {
 			ml.Unmatched = append(ml.Unmatched, t)
 		}
 	}
-	ml.Columns = make([]ModelColumn, 0, len(rel.cols))
-	for _, c := range rel.cols {
-		deps := dedupDeps(c.l.deps)
-		mc := ModelColumn{Name: c.name, Kind: c.l.kind, Digest: Digest(c.l.digest), Deps: make([]ColumnDep, len(deps))}
-		for i, d := range deps {
-			mc.Deps[i] = conv(d)
-		}
-		ml.Columns = append(ml.Columns, mc)
+	ml.Columns = make([]ModelColumn, len(rel.cols))
+	colDeps := make([][]dep, len(rel.cols))
+	total := 0
+	for i, c := range rel.cols {
+		colDeps[i] = dedupDeps(c.l.deps)
+		total += len(colDeps[i])
 	}
-	for _, d := range dedupDeps(rel.rowDeps) {
-		ml.RowDeps = append(ml.RowDeps, conv(d))
+	// One array for every column's deps; capped sub-slices keep the
+	// columns independent.
+	all := make([]ColumnDep, total)
+	for i, c := range rel.cols {
+		deps := colDeps[i]
+		cd := all[:len(deps):len(deps)]
+		all = all[len(deps):]
+		for j, d := range deps {
+			cd[j] = conv(d)
+		}
+		ml.Columns[i] = ModelColumn{Name: c.name, Kind: c.l.kind, Digest: Digest(c.l.digest), Deps: cd}
+	}
+	rowDeps := dedupDeps(rel.rowDeps)
+	if len(rowDeps) > 0 {
+		ml.RowDeps = make([]ColumnDep, len(rowDeps))
+		for i, d := range rowDeps {
+			ml.RowDeps[i] = conv(d)
+		}
 	}
 	return finish(ml)
+}
+
+// worker is the reusable memory of one model analysis at a time.
+type worker struct {
+	pp  sqlparse.Parser
+	mem resMem
 }
 
 func finish(ml *ModelLineage) *ModelLineage {

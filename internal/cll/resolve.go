@@ -183,15 +183,25 @@ type analyzer struct {
 	// fw is the digest writer of digestCtx (a field so that passing it as
 	// a sqlparse.Writer does not allocate).
 	fw fnvWriter
-	// Arenas for the most frequent resolution objects.
+	*resMem
+}
+
+// resMem holds arenas for the most frequent resolution objects. It may be
+// shared by successive analyses (one at a time): blocks are only ever
+// appended to, so objects handed out earlier are never overwritten.
+type resMem struct {
 	lins    arena[lin]
 	sources arena[source]
 	rels    arena[relation]
 	scopes  arena[scope]
+	linBuf  []lin
+	depBuf  []dep
+	rcolBuf []rcol
+	boolBuf []bool
 }
 
 // arena hands out pointers into chunks that grow from 8 to 256 elements:
-// one allocation for many small objects that all die with the analyzer.
+// one allocation for many small objects.
 type arena[T any] struct{ buf []T }
 
 func (ar *arena[T]) alloc() *T {
@@ -200,6 +210,18 @@ func (ar *arena[T]) alloc() *T {
 	}
 	ar.buf = ar.buf[:len(ar.buf)+1]
 	return &ar.buf[len(ar.buf)-1]
+}
+
+// carve returns a slice of length n cut from *buf (refilled with blocks
+// of at least minBlock elements); its capacity is capped so that an
+// append copies instead of writing into the next slice.
+func carve[T any](buf *[]T, n, minBlock int) []T {
+	if cap(*buf)-len(*buf) < n {
+		*buf = make([]T, 0, max(minBlock, n))
+	}
+	l := len(*buf)
+	*buf = (*buf)[:l+n]
+	return (*buf)[l : l+n : l+n]
 }
 
 func (a *analyzer) newLin(l lin) *lin {
@@ -242,7 +264,7 @@ func colDigestFrom(w fnvWriter, col string) uint64 {
 }
 
 func newAnalyzer(d sqlparse.Dialect, schema Schema) *analyzer {
-	a := &analyzer{d: d, schema: map[string][]string{}, tableSeen: map[string]bool{}, st: &ModelStructure{}}
+	a := &analyzer{d: d, schema: make(map[string][]string, len(schema)), tableSeen: map[string]bool{}, st: &ModelStructure{}, resMem: &resMem{}}
 	for k, v := range schema {
 		nk := normRel(k)
 		a.schema[nk] = v
@@ -375,9 +397,13 @@ func (a *analyzer) query(q *sqlparse.Query, env *cteEnv, outer *scope) *relation
 	}
 	if q.With != nil && len(q.With.CTEs) > 0 {
 		a.st.HasCTE = true
-		for _, c := range q.With.CTEs {
-			def := &cteDef{name: c.Name, cte: c, recursive: q.With.Recursive}
-			ne := &cteEnv{def: def, parent: env}
+		defs := make([]cteDef, len(q.With.CTEs))
+		envs := make([]cteEnv, len(q.With.CTEs))
+		for i, c := range q.With.CTEs {
+			def := &defs[i]
+			*def = cteDef{name: c.Name, cte: c, recursive: q.With.Recursive}
+			ne := &envs[i]
+			*ne = cteEnv{def: def, parent: env}
 			// A non-recursive CTE cannot see itself: a CTE named like a
 			// table reads the table.
 			if q.With.Recursive {
@@ -575,9 +601,13 @@ type exprCtx struct {
 }
 
 func (a *analyzer) selectBlock(s *sqlparse.Select, env *cteEnv, outer *scope, orderBy []sqlparse.OrderItem) *relation {
-	sc := &scope{parent: outer, windows: s.Windows, env: env}
-	out := &relation{}
-	var rowParts []uint64
+	sc := a.scopes.alloc()
+	*sc = scope{parent: outer, windows: s.Windows, env: env}
+	out := a.newRel()
+	rowParts := make([]uint64, 0, 8)
+	if len(s.From) > 0 {
+		sc.sources = make([]*source, 0, 4)
+	}
 	for _, te := range s.From {
 		a.addTable(te, sc, env, out, &rowParts)
 	}
@@ -590,8 +620,8 @@ func (a *analyzer) selectBlock(s *sqlparse.Select, env *cteEnv, outer *scope, or
 		rowParts = append(rowParts, hashDigests("don", a.digestExpr(e, sc)))
 	}
 	// Select list.
-	sc.items = make([]rcol, 0, len(s.Items))
-	aggItems := make([]bool, 0, len(s.Items))
+	sc.items = carve(&a.rcolBuf, len(s.Items), 512)[:0]
+	aggItems := carve(&a.boolBuf, len(s.Items), 512)[:0]
 	for _, it := range s.Items {
 		if it.Star != nil {
 			cols := a.expandStar(it.Star, sc, env, out)
@@ -859,9 +889,9 @@ func (a *analyzer) tableRef(t *sqlparse.TableRef, env *cteEnv) *source {
 	rel.name, rel.physical, rel.dig = name, true, a
 	if cols, ok := a.lookupSchema(name); ok && len(cols) > 0 {
 		// One allocation each for all columns' lineage and deps.
-		lins := make([]lin, len(cols))
-		deps := make([]dep, len(cols))
-		rel.cols = make([]rcol, len(cols))
+		lins := carve(&a.linBuf, len(cols), 512)
+		deps := carve(&a.depBuf, len(cols), 512)
+		rel.cols = carve(&a.rcolBuf, len(cols), 512)
 		prefix := a.tableDigestPrefix(name)
 		for i, c := range cols {
 			fc := a.foldCol(c)
@@ -1109,7 +1139,11 @@ func (a *analyzer) expandStar(st *sqlparse.Star, sc *scope, env *cteEnv, out *re
 			excluded[strings.ToLower(e)] = true
 		}
 	}
-	var cols []rcol
+	n := 0
+	for _, s := range srcs {
+		n += len(s.rel.cols)
+	}
+	cols := make([]rcol, 0, n)
 	seenUsing := map[string]bool(nil)
 	var unknown []*relation
 	for _, s := range srcs {
@@ -1139,7 +1173,8 @@ func (a *analyzer) expandStar(st *sqlparse.Star, sc *scope, env *cteEnv, out *re
 			unknown = append(unknown, s.rel)
 		}
 	}
-	res := make([]rcol, 0, len(cols))
+	// Filter in place: each write index trails its read index.
+	res := cols[:0]
 	for _, c := range cols {
 		if excluded != nil && excluded[strings.ToLower(c.name)] {
 			continue
@@ -1798,8 +1833,11 @@ type analysis struct {
 
 // runAnalysis resolves q. Resolution must never take the process down on
 // odd input, so a panic becomes an opaque result.
-func runAnalysis(d sqlparse.Dialect, q *sqlparse.Query, schema Schema, canon func(string) string) (res analysis) {
+func runAnalysis(d sqlparse.Dialect, q *sqlparse.Query, schema Schema, canon func(string) string, mem *resMem) (res analysis) {
 	a := newAnalyzer(d, schema)
+	if mem != nil {
+		a.resMem = mem
+	}
 	a.canon = canon
 	a.structure = canon == nil
 	res.a = a
@@ -1833,7 +1871,7 @@ func runAnalysis(d sqlparse.Dialect, q *sqlparse.Query, schema Schema, canon fun
 }
 
 func analyzeParsed(d sqlparse.Dialect, q *sqlparse.Query, schema Schema, canon func(string) string) *QueryLineage {
-	res := runAnalysis(d, q, schema, canon)
+	res := runAnalysis(d, q, schema, canon, nil)
 	a, rel := res.a, res.rel
 	ql := &QueryLineage{Dialect: d.Name, Columns: make([]OutputColumn, 0, len(rel.cols)), Tables: a.tables, RowDigest: Digest(rel.rowDigest),
 		Opaque: res.opaqueReason != "", OpaqueReason: res.opaqueReason, Structure: a.st}

@@ -230,7 +230,11 @@ func LoadEnv(ctx context.Context, dir, what, howTo string) (*Env, error) {
 	st, err := os.Stat(mpath)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("%w: the %s manifest %s does not exist; produce it with `%s`", ErrMissingArtifact, what, mpath, howTo)
+			where := ""
+			if what == "base" {
+				where = " on the base branch"
+			}
+			return nil, fmt.Errorf("%w: the %s manifest %s does not exist; produce it with `%s`%s", ErrMissingArtifact, what, mpath, howTo, where)
 		}
 		return nil, fmt.Errorf("reading the %s manifest: %w", what, err)
 	}

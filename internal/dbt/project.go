@@ -78,7 +78,7 @@ func LoadProject(ctx context.Context, p Paths) (*Project, error) {
 			baseMissing = true
 			return
 		}
-		base, baseErr = LoadEnv(ctx, p.BaseDir(), "base", "dbt docs generate --target-path "+p.TargetBasePath+" (on the base branch)")
+		base, baseErr = LoadEnv(ctx, p.BaseDir(), "base", "dbt docs generate --target-path "+p.TargetBasePath)
 	}()
 	wg.Wait()
 	if curErr != nil {

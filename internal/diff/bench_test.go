@@ -125,6 +125,18 @@ func BenchmarkValueDiff(b *testing.B) {
 			query(b, floorSQL)
 		}
 	})
+	var payload []string
+	for i := 1; i <= benchCols; i++ {
+		payload = append(payload, fmt.Sprintf(`MAX(b."c%02d"), MAX(c."c%02d")`, i, i))
+	}
+	payloadSQL := `SELECT ` + strings.Join(payload, ", ") + ` FROM "memory"."base"."wide" b FULL OUTER JOIN "memory"."current"."wide" c ON b."id" = c."id"`
+	// Context, not a target: the same join made to read every compared column.
+	b.Run("join_reading_all_columns", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			query(b, payloadSQL)
+		}
+	})
 	b.Run("per_column_queries", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
@@ -135,7 +147,7 @@ func BenchmarkValueDiff(b *testing.B) {
 	// each iteration makes their ratios robust to load that drifts between
 	// the sub-benchmarks above.
 	b.Run("interleaved_ratios", func(b *testing.B) {
-		var vd, fl, pc time.Duration
+		var vd, fl, pc, pl time.Duration
 		for b.Loop() {
 			t0 := time.Now()
 			valueDiff(b)
@@ -144,8 +156,11 @@ func BenchmarkValueDiff(b *testing.B) {
 			t2 := time.Now()
 			perColumn(b)
 			t3 := time.Now()
-			vd, fl, pc = vd+t1.Sub(t0), fl+t2.Sub(t1), pc+t3.Sub(t2)
+			query(b, payloadSQL)
+			t4 := time.Now()
+			vd, fl, pc, pl = vd+t1.Sub(t0), fl+t2.Sub(t1), pc+t3.Sub(t2), pl+t4.Sub(t3)
 		}
+		b.ReportMetric(float64(vd)/float64(pl), "x_payload_join")
 		b.ReportMetric(vd.Seconds()/float64(b.N), "value_diff_s")
 		b.ReportMetric(fl.Seconds()/float64(b.N), "floor_s")
 		b.ReportMetric(pc.Seconds()/float64(b.N), "per_column_s")

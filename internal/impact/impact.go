@@ -196,6 +196,9 @@ type Deps struct {
 	ValueDiff ValueDiffer
 	// Lineage is optional column lineage.
 	Lineage ColumnLineage
+	// WarehouseErr is why no warehouse connection could be opened, if so;
+	// the data steps report it instead of running.
+	WarehouseErr error
 	// SchemaDiff compares catalogs; nil means diff.SchemaDiff.
 	SchemaDiff func(ctx context.Context, env diff.Env, in diff.SchemaDiffInput) (*diff.SchemaDiffResult, error)
 }
@@ -254,9 +257,13 @@ func Analyze(ctx context.Context, d Deps, in Input) (*Result, error) {
 	if useCLL && d.Lineage != nil {
 		pruneWithColumnLineage(ctx, d, byID, res)
 	}
+	pruned := map[string]bool{}
+	for _, n := range res.NotImpactedByColumnLineage {
+		pruned[n.UniqueID] = true
+	}
 	for _, id := range cmp.Graph.IDs() {
 		n, _ := cmp.Graph.Node(id)
-		if n.ResourceType == dbt.Model && !n.Disabled && byID[id] == nil && cmp.Graph.InCurrent(id) {
+		if n.ResourceType == dbt.Model && !n.Disabled && byID[id] == nil && !pruned[id] && cmp.Graph.InCurrent(id) {
 			res.ConfirmedNotImpactedModels = append(res.ConfirmedNotImpactedModels, n.Name)
 		}
 	}
@@ -333,11 +340,15 @@ func pruneWithColumnLineage(ctx context.Context, d Deps, byID map[string]*Model,
 }
 
 func rowCounts(ctx context.Context, d Deps, models []*Model, res *Result) {
-	var ids []string
-	for _, m := range models {
-		if m.ChangeStatus == nil || *m.ChangeStatus != "removed" {
-			ids = append(ids, m.UniqueID)
+	if d.WarehouseErr != nil {
+		if len(models) > 0 {
+			res.Errors = append(res.Errors, StepError{Step: "row_count_diff", Message: d.WarehouseErr.Error()})
 		}
+		return
+	}
+	ids := make([]string, 0, len(models))
+	for _, m := range models {
+		ids = append(ids, m.UniqueID)
 	}
 	if len(ids) == 0 {
 		return
@@ -483,6 +494,9 @@ func valueDiffs(ctx context.Context, d Deps, in Input, models []*Model, res *Res
 			m.ValueDiffSkipped = materialization(m) + ": value diff runs on table-like models only"
 		case d.ValueDiff == nil:
 			m.ValueDiffSkipped = "no warehouse connection"
+			if d.WarehouseErr != nil {
+				m.ValueDiffSkipped = "no warehouse connection (see errors)"
+			}
 		}
 		if m.ValueDiffSkipped != "" {
 			continue

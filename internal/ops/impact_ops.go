@@ -64,7 +64,8 @@ func impactDeps(ctx context.Context, s *Session) (impact.Deps, error) {
 		}
 	}
 	deps := impact.Deps{
-		Comparison: cmp,
+		Comparison:   cmp,
+		WarehouseErr: werr,
 		Select: func(sel string) ([]string, error) {
 			ids, _, err := selectIDs(ctx, s, SelectInput{Select: sel})
 			return ids, err

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/ripple-data/ripple/internal/cll"
+	"github.com/ripple-data/ripple/internal/dbt"
 	"github.com/ripple-data/ripple/internal/static"
 )
 
@@ -241,11 +242,24 @@ func lineageOp(ctx context.Context, s *Session, in *LineageInput) (*LineageResul
 			}
 			start = append(start, n.UniqueID)
 		}
+		// Data tests hang off every model; the lineage of data does not include them.
+		noTests := func(f func(string) []string) step {
+			return func(id string) []string {
+				var out []string
+				for _, n := range f(id) {
+					if node, ok := cmp.Graph.Node(n); ok && (node.ResourceType == dbt.Test || node.ResourceType == dbt.UnitTest) {
+						continue
+					}
+					out = append(out, n)
+				}
+				return out
+			}
+		}
 		next = func(upward bool) step {
 			if upward {
-				return cmp.Graph.Parents
+				return noTests(cmp.Graph.Parents)
 			}
-			return cmp.Graph.Children
+			return noTests(cmp.Graph.Children)
 		}
 	case "column":
 		pl, err := s.ProjectLineage(ctx, false)

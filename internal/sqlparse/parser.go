@@ -32,9 +32,13 @@ func Parse(d Dialect, sql string) (q *Query, err error) {
 }
 
 // Parser parses queries reusing its token buffer between calls; the AST
-// does not reference the buffer. A Parser is not safe for concurrent use.
+// does not reference the buffer. Node storage is allocated in blocks that
+// later calls keep filling (never overwriting nodes already handed out),
+// so ASTs stay valid after further calls. A Parser is not safe for
+// concurrent use.
 type Parser struct {
 	toks []Token
+	mem  nodeMem
 }
 
 // Parse parses one query like the package-level Parse.
@@ -47,7 +51,12 @@ func (pp *Parser) Parse(d Dialect, sql string) (q *Query, err error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &parser{d: d, toks: toks}
+	// Stacks are empty between calls unless a parse failed midway.
+	clear(pp.mem.itemStack)
+	clear(pp.mem.argStack)
+	clear(pp.mem.cteStack)
+	pp.mem.itemStack, pp.mem.argStack, pp.mem.cteStack = pp.mem.itemStack[:0], pp.mem.argStack[:0], pp.mem.cteStack[:0]
+	p := &parser{d: d, toks: toks, nodeMem: &pp.mem}
 	defer func() {
 		if r := recover(); r != nil {
 			q = nil
@@ -103,34 +112,71 @@ func (p *parser) skipDMLPrefix() {
 }
 
 type parser struct {
-	d         Dialect
-	toks      []Token
-	i         int
-	depth     int
+	d     Dialect
+	toks  []Token
+	i     int
+	depth int
+	*nodeMem
+}
+
+// nodeMem holds the arenas and stacks of a Parser; it outlives one parse
+// so that a block's unused tail serves the next query.
+type nodeMem struct {
 	itemStack []*SelectItem
 	// Arenas for the most frequent nodes: one allocation per block
 	// instead of one per node.
-	cols   arena[ColumnRef]
-	lits   arena[Literal]
-	items  arena[SelectItem]
-	strBuf []string
+	cols     arena[ColumnRef]
+	lits     arena[Literal]
+	items    arena[SelectItem]
+	binaries arena[Binary]
+	funcs    arena[Func]
+	queries  arena[Query]
+	selects  arena[Select]
+	joins    arena[Join]
+	tables   arena[TableRef]
+	cases    arena[Case]
+	ctes     arena[CTE]
+	casts    arena[Cast]
+	stars    arena[Star]
+	strBuf   []string
+	// argStack collects function arguments (and cteStack a WITH clause's
+	// CTEs) before they are copied, exactly sized, into a shared block.
+	argStack  []Expr
+	exprBuf   []Expr
+	cteStack  []*CTE
+	itemBuf   []*SelectItem
+	tablesBuf []TableExpr
 }
 
+// arena hands out pointers into chunks that grow from 4 to 128 elements,
+// so that rare node types cost little and frequent ones one allocation
+// per 128 nodes.
 type arena[T any] struct{ buf []T }
 
 func (a *arena[T]) alloc() *T {
 	if len(a.buf) == cap(a.buf) {
-		a.buf = make([]T, 0, 32)
+		a.buf = make([]T, 0, min(max(2*cap(a.buf), 4), 128))
 	}
 	a.buf = a.buf[:len(a.buf)+1]
 	return &a.buf[len(a.buf)-1]
+}
+
+// carve returns a slice of length n cut from *buf (refilled with blocks of
+// at least min elements); its capacity is capped so that an append copies.
+func carve[T any](buf *[]T, n, minBlock int) []T {
+	if cap(*buf)-len(*buf) < n {
+		*buf = make([]T, 0, max(minBlock, n))
+	}
+	l := len(*buf)
+	*buf = (*buf)[:l+n]
+	return (*buf)[l : l+n : l+n]
 }
 
 // strs returns an empty slice with capacity n carved from a shared block;
 // the capped capacity makes an append past n copy instead of overwriting.
 func (p *parser) strs(n int) []string {
 	if cap(p.strBuf)-len(p.strBuf) < n {
-		p.strBuf = make([]string, 0, max(128, n))
+		p.strBuf = make([]string, 0, max(256, n))
 	}
 	l := len(p.strBuf)
 	p.strBuf = p.strBuf[:l+n]
@@ -278,11 +324,14 @@ func (p *parser) startsQuery() bool {
 func (p *parser) parseQuery() *Query {
 	p.enter()
 	defer p.leave()
-	q := &Query{Pos: p.peek().Pos}
+	q := p.queries.alloc()
+	q.Pos = p.peek().Pos
 	if p.acceptKw("WITH") {
 		q.With = &With{Recursive: p.acceptKw("RECURSIVE")}
+		mark := len(p.cteStack)
 		for {
-			c := &CTE{Pos: p.peek().Pos}
+			c := p.ctes.alloc()
+			c.Pos = p.peek().Pos
 			c.Name, _ = p.parseIdent()
 			if p.isOp("(") {
 				c.Columns = p.parseIdentList()
@@ -293,7 +342,7 @@ func (p *parser) parseQuery() *Query {
 			p.expectOp("(")
 			c.Query = p.parseQuery()
 			p.expectOp(")")
-			q.With.CTEs = append(q.With.CTEs, c)
+			p.cteStack = append(p.cteStack, c)
 			if !p.acceptOp(",") {
 				break
 			}
@@ -301,6 +350,9 @@ func (p *parser) parseQuery() *Query {
 				break // trailing comma after the last CTE
 			}
 		}
+		q.With.CTEs = append([]*CTE(nil), p.cteStack[mark:]...)
+		clear(p.cteStack[mark:])
+		p.cteStack = p.cteStack[:mark]
 	}
 	q.Body = p.parseSetOps(0)
 	p.parseQueryTail(q)
@@ -441,7 +493,8 @@ func (p *parser) isClauseStart() bool {
 }
 
 func (p *parser) parseSelect() *Select {
-	s := &Select{Pos: p.peek().Pos}
+	s := p.selects.alloc()
+	s.Pos = p.peek().Pos
 	sawSelect := false
 	if p.isKw("FROM") {
 		p.i++
@@ -536,7 +589,8 @@ func (p *parser) parseSelectList(s *Select) {
 	// and growing each one was a top allocation site.
 	mark := len(p.itemStack)
 	defer func() {
-		s.Items = append(make([]*SelectItem, 0, len(p.itemStack)-mark), p.itemStack[mark:]...)
+		s.Items = carve(&p.itemBuf, len(p.itemStack)-mark, 64)
+		copy(s.Items, p.itemStack[mark:])
 		clear(p.itemStack[mark:])
 		p.itemStack = p.itemStack[:mark]
 	}()
@@ -558,7 +612,7 @@ func (p *parser) parseSelectItem() *SelectItem {
 	// *, t.*, db.t.*
 	if t.Kind == Op && t.Text == "*" {
 		p.i++
-		it.Star = &Star{}
+		it.Star = p.stars.alloc()
 		p.parseStarModifiers(it.Star)
 		return it
 	}
@@ -718,15 +772,21 @@ func (p *parser) parseStarNameList() []string {
 // ---- FROM ----
 
 func (p *parser) parseFromList() []TableExpr {
-	var out []TableExpr
+	first := p.parseJoinTree()
+	if !p.isOp(",") {
+		out := carve(&p.tablesBuf, 1, 16)
+		out[0] = first
+		return out
+	}
+	out := []TableExpr{first}
 	for {
-		out = append(out, p.parseJoinTree())
 		if !p.acceptOp(",") {
 			return out
 		}
 		if p.isClauseStart() {
 			return out
 		}
+		out = append(out, p.parseJoinTree())
 	}
 }
 
@@ -737,7 +797,7 @@ func (p *parser) parseJoinTree() TableExpr {
 			left = &Join{Type: "CROSS", Left: left, Right: p.parseLateralView()}
 			continue
 		}
-		j := &Join{}
+		var j Join
 		save := p.i
 		if p.acceptKw("NATURAL") {
 			j.Natural = true
@@ -783,7 +843,9 @@ func (p *parser) parseJoinTree() TableExpr {
 		} else if p.acceptKw("USING") {
 			j.Using = p.parseIdentList()
 		}
-		left = j
+		jp := p.joins.alloc()
+		*jp = j
+		left = jp
 	}
 }
 
@@ -952,7 +1014,8 @@ func (p *parser) parseTablePrimary() TableExpr {
 			}
 			te = tf
 		} else {
-			tr := &TableRef{Name: n, Pos: n.Pos}
+			tr := p.tables.alloc()
+			tr.Name, tr.Pos = n, n.Pos
 			p.skipTableModifiers()
 			p.parseTableAlias(&tr.Alias, &tr.ColAliases)
 			te = tr
@@ -1263,7 +1326,10 @@ func (p *parser) parseComparison() Expr {
 			if (p.isKw("ANY") || p.isKw("ALL") || p.isKw("SOME")) && p.peekN(1).Kind == Op && p.peekN(1).Text == "(" {
 				p.i++
 			}
-			left = &Binary{Op: t.Text, Left: left, Right: p.parseBinary(0)}
+			b := p.binaries.alloc()
+			b.Op, b.Left = t.Text, left
+			b.Right = p.parseBinary(0)
+			left = b
 			continue
 		}
 		not := false
@@ -1392,7 +1458,9 @@ func (p *parser) parseBinary(minPrec int) Expr {
 		}
 		p.i++
 		right := p.parseBinary(prec + 1)
-		left = &Binary{Op: t.Text, Left: left, Right: right}
+		b := p.binaries.alloc()
+		b.Op, b.Left, b.Right = t.Text, left, right
+		left = b
 	}
 }
 
@@ -1416,7 +1484,10 @@ func (p *parser) parsePostfix(e Expr) Expr {
 		switch t.Text {
 		case "::":
 			p.i++
-			e = &Cast{Expr: e, Type: p.parseType(), Func: "::"}
+			c := p.casts.alloc()
+			c.Expr, c.Func = e, "::"
+			c.Type = p.parseType()
+			e = c
 		case "[":
 			p.i++
 			var idx Expr
@@ -1675,7 +1746,9 @@ func (p *parser) parsePrimary() Expr {
 			}
 		case "NULL":
 			p.i++
-			return &Literal{Kind: "null", Value: "NULL"}
+			l := p.lits.alloc()
+			l.Kind, l.Value = "null", "NULL"
+			return l
 		case "TRUE", "FALSE":
 			p.i++
 			return &Literal{Kind: "bool", Value: t.Upper()}
@@ -1772,7 +1845,7 @@ func (p *parser) parsePrimary() Expr {
 
 func (p *parser) parseCase() Expr {
 	p.expectKw("CASE")
-	c := &Case{}
+	c := p.cases.alloc()
 	if !p.isKw("WHEN") {
 		c.Operand = p.parseExpr()
 	}
@@ -1791,8 +1864,10 @@ func (p *parser) parseCase() Expr {
 var argSeps = map[string]bool{"FROM": true, "FOR": true, "IN": true, "AS": true, "USING": true, "SEPARATOR": true, "PLACING": true, "AND": false}
 
 func (p *parser) parseFuncCall(n Name) *Func {
-	f := &Func{Name: n}
+	f := p.funcs.alloc()
+	f.Name = n
 	p.expectOp("(")
+	mark := len(p.argStack)
 	if p.acceptKw("DISTINCT") {
 		f.Distinct = true
 	} else {
@@ -1825,35 +1900,44 @@ func (p *parser) parseFuncCall(n Name) *Func {
 			continue
 		case (isKw(t, "BOTH") || isKw(t, "LEADING") || isKw(t, "TRAILING")) && !(p.peekN(1).Kind == Op && (p.peekN(1).Text == "," || p.peekN(1).Text == ")")):
 			p.i++
-			f.Args = append(f.Args, &Keyword{Word: t.Upper()})
+			p.argStack = append(p.argStack, &Keyword{Word: t.Upper()})
 			if p.acceptKw("FROM") {
 				f.Seps = append(f.Seps, "FROM")
 			}
 			continue
 		case p.startsQuery() && !p.isKw("TABLE") && !p.isKw("VALUES") && !p.isKw("FROM"):
 			q := p.parseQuery()
-			f.Args = append(f.Args, &Subquery{Query: q, Kind: "SCALAR"})
+			p.argStack = append(p.argStack, &Subquery{Query: q, Kind: "SCALAR"})
 			continue
 		case isIdentTok(t) && p.peekN(1).Kind == Op && (p.peekN(1).Text == "=>" || p.peekN(1).Text == ":=" && p.d.Name != "snowflake"):
 			p.i += 2
-			f.Args = append(f.Args, &Named{Name: strings.ToUpper(t.Text), Value: p.parseExpr()})
+			v := p.parseExpr()
+			p.argStack = append(p.argStack, &Named{Name: strings.ToUpper(t.Text), Value: v})
 			continue
 		}
-		if len(f.Args) > 0 && t.Kind == Ident && argSeps[t.Upper()] {
+		if len(p.argStack) > mark && t.Kind == Ident && argSeps[t.Upper()] {
 			p.i++
 			f.Seps = append(f.Seps, t.Upper())
 			if t.Upper() == "AS" {
-				f.Args = append(f.Args, &Keyword{Word: p.parseType()})
+				w := p.parseType()
+				p.argStack = append(p.argStack, &Keyword{Word: w})
 				continue
 			}
 			continue
 		}
-		f.Args = append(f.Args, p.parseExpr())
+		arg := p.parseExpr()
+		p.argStack = append(p.argStack, arg)
 		if !p.isOp(",") && !p.isOp(")") && !(p.peek().Kind == Ident && (argSeps[p.peek().Upper()] || p.peek().Upper() == "ORDER" || p.peek().Upper() == "IGNORE" || p.peek().Upper() == "RESPECT" || p.peek().Upper() == "LIMIT" || p.peek().Upper() == "SEPARATOR")) {
 			p.fail("expected ',' or ')' in the arguments of %s, found %s", n.String(), describe(p.peek()))
 		}
 	}
 	p.expectOp(")")
+	if k := len(p.argStack) - mark; k > 0 {
+		f.Args = carve(&p.exprBuf, k, 64)
+		copy(f.Args, p.argStack[mark:])
+		clear(p.argStack[mark:])
+		p.argStack = p.argStack[:mark]
+	}
 	for {
 		switch {
 		case p.acceptKw("IGNORE", "NULLS"), p.acceptKw("RESPECT", "NULLS"):

@@ -126,7 +126,9 @@ var eqRe = regexp.MustCompile(`([A-Za-z_][\w$]*(?:\s*\.\s*"?[A-Za-z_][\w$]*"?)*|
 //
 // Joins on columns renamed inside CTEs are skipped (no guess).
 func joinKeys(model string, ml *cll.ModelLineage, rel map[string]string) []static.JoinEvidence {
-	if ml.Structure == nil || len(ml.Structure.Joins) == 0 {
+	// Project analysis keeps only flags; the full structure has the joins.
+	st := ml.ModelStructure()
+	if len(st.Joins) == 0 {
 		return nil
 	}
 	byCol := map[string][]string{} // lower column → nodes with it in row deps
@@ -139,8 +141,8 @@ func joinKeys(model string, ml *cll.ModelLineage, rel map[string]string) []stati
 			byCol[c] = append(byCol[c], d.Node)
 		}
 	}
-	pinned := make([]string, len(ml.Structure.Joins))
-	for i, j := range ml.Structure.Joins {
+	pinned := make([]string, len(st.Joins))
+	for i, j := range st.Joins {
 		pinned[i] = rel[normRel(j.Table)]
 	}
 	type pairKey struct{ l, r string }
@@ -148,7 +150,7 @@ func joinKeys(model string, ml *cll.ModelLineage, rel map[string]string) []stati
 	idx := map[pairKey]int{}
 	known := map[string]string{} // qualifier (alias) → node
 	knownNode := map[string]bool{}
-	for i, j := range ml.Structure.Joins {
+	for i, j := range st.Joins {
 		if strings.Contains(strings.ToUpper(j.Condition), " OR ") {
 			continue
 		}

@@ -5,6 +5,7 @@ package open
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -79,11 +80,20 @@ func Open(ctx context.Context, t profiles.Target, opts OpenOptions) (warehouse.C
 			t.Where(), t.Type, strings.Join(Wired(), ", "))
 	}
 	if err != nil {
+		// The adapter's own error already carries its class hint; use its
+		// bare message so the hint is not repeated.
+		var we *warehouse.Error
 		msg := err.Error()
+		if errors.As(err, &we) && we.Message != "" {
+			msg = we.Message
+		}
 		if t.Password != "" {
 			msg = strings.ReplaceAll(msg, t.Password, "***")
 		}
-		return nil, &warehouse.Error{Class: warehouse.Classify(err), Message: t.Where() + ": " + msg, Err: err}
+		if t.File != "" {
+			msg = t.Where() + ": " + msg
+		}
+		return nil, &warehouse.Error{Class: warehouse.Classify(err), Message: msg, Err: err}
 	}
 	return conn, nil
 }
