@@ -1,13 +1,22 @@
 #!/usr/bin/env bash
-# End-to-end: the real binary on the demo project, and a real MCP client.
+# End-to-end: the real binary on the demo project, then real MCP clients —
+# the official TypeScript SDK over stdio and the official conformance suite
+# over streamable HTTP. Needs npm (the npm registry) and curl.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bin=$(mktemp -d)/ripple
-go build -o "$bin" ./cmd/ripple
 work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+bin="$work/ripple"
+go build -o "$bin" ./cmd/ripple
 "$bin" demo --dir "$work/demo" > "$work/demo.txt"
-grep -q . "$work/demo.txt"
-if [ -d e2e/mcp ] && [ -f e2e/mcp/run.sh ]; then
-  RIPPLE_BIN="$bin" RIPPLE_PROJECT="$work/demo" bash e2e/mcp/run.sh
-fi
+grep -q "customers" "$work/demo.txt"
+
+echo "== MCP: TypeScript SDK client over stdio" >&2
+(cd e2e/mcp && npm ci --no-audit --no-fund >&2)
+(cd e2e/mcp && CI=true RIPPLE_BIN="$bin" RIPPLE_DEMO="$work/demo" \
+  RIPPLE_PROJECT="$(cd ../shared/fixtures/real/mrkidbk_test_dbt_jaffle_shop 2>/dev/null && pwd || echo /nonexistent)" \
+  node --test stdio.test.mjs demo.test.mjs)
+
+echo "== MCP: conformance suite over HTTP" >&2
+bash e2e/mcp/conformance.sh
 echo "e2e passed" >&2

@@ -232,7 +232,12 @@ func opCommand(g *Globals, ios IOStreams, op *ops.Op) *cobra.Command {
 		}
 		s := g.NewSession(ios)
 		defer s.Close()
-		out, err := op.CallJSON(c.Context(), s, raw)
+		ctx := c.Context()
+		if ios.ErrTTY && !g.JSON {
+			ctx = ops.WithProgress(ctx, ttyProgress(ios.ErrOut))
+			defer fmt.Fprint(ios.ErrOut, "\r\033[K")
+		}
+		out, err := op.CallJSON(ctx, s, raw)
 		if err != nil {
 			return err
 		}
@@ -242,6 +247,17 @@ func opCommand(g *Globals, ios IOStreams, op *ops.Op) *cobra.Command {
 		return op.RenderText(ios.Out, out)
 	}
 	return cmd
+}
+
+// ttyProgress draws one self-overwriting progress line on a terminal.
+func ttyProgress(w io.Writer) ops.ProgressFunc {
+	return func(progress, total float64, message string) {
+		if total > 0 {
+			fmt.Fprintf(w, "\r\033[K%3.0f%% %s", 100*progress/total, message)
+			return
+		}
+		fmt.Fprintf(w, "\r\033[K%s", message)
+	}
 }
 
 func writeJSON(w io.Writer, v any) error {
