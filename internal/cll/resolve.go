@@ -620,18 +620,25 @@ func (a *analyzer) selectBlock(s *sqlparse.Select, env *cteEnv, outer *scope, or
 		rowParts = append(rowParts, hashDigests("don", a.digestExpr(e, sc)))
 	}
 	// Select list.
-	sc.items = carve(&a.rcolBuf, len(s.Items), 512)[:0]
-	aggItems := carve(&a.boolBuf, len(s.Items), 512)[:0]
-	for _, it := range s.Items {
+	// aggItems (which items aggregate) only matters for GROUP BY ALL.
+	var aggItems []bool
+	for idx, it := range s.Items {
 		if it.Star != nil {
 			cols := a.expandStar(it.Star, sc, env, out)
-			sc.items = slices.Grow(sc.items, len(cols))
-			aggItems = slices.Grow(aggItems, len(cols))
-			for _, c := range cols {
-				sc.items = append(sc.items, c)
-				aggItems = append(aggItems, false)
+			if len(sc.items) == 0 {
+				// Share the expansion; the capped capacity makes a later
+				// append copy.
+				sc.items = cols[:len(cols):len(cols)]
+			} else {
+				sc.items = append(sc.items, cols...)
+			}
+			if s.GroupByAll {
+				aggItems = append(aggItems, make([]bool, len(cols))...)
 			}
 			continue
+		}
+		if sc.items == nil {
+			sc.items = carve(&a.rcolBuf, len(s.Items)-idx, 512)[:0]
 		}
 		ctx := &exprCtx{sc: sc, aliases: sc.items}
 		l := a.exprLin(it.Expr, ctx)
@@ -641,7 +648,9 @@ func (a *analyzer) selectBlock(s *sqlparse.Select, env *cteEnv, outer *scope, or
 		}
 		l = classify(it.Expr, l, name)
 		sc.items = append(sc.items, rcol{name: name, l: l})
-		aggItems = append(aggItems, hasAggregate(it.Expr))
+		if s.GroupByAll {
+			aggItems = append(aggItems, hasAggregate(it.Expr))
+		}
 		if a.structure {
 			a.collectAggs(it.Expr)
 		}
