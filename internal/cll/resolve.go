@@ -1,6 +1,7 @@
 package cll
 
 import (
+	"bytes"
 	"fmt"
 	"regexp"
 	"slices"
@@ -140,6 +141,18 @@ type acc struct {
 	deps   []dep
 	single *lin
 	n      int
+	mem    *resMem
+}
+
+// appendDeps is append(dst, src...) growing into the slab; dst's spare
+// capacity must be its own (slabs and acc hand out capped slices).
+func (m *resMem) appendDeps(dst, src []dep) []dep {
+	if len(dst)+len(src) <= cap(dst) {
+		return append(dst, src...)
+	}
+	nd := m.depBuf.take(max(2*cap(dst), len(dst)+len(src), 4), 512)[:0]
+	nd = append(nd, dst...)
+	return append(nd, src...)
 }
 
 func (c *acc) add(l *lin) {
@@ -148,7 +161,7 @@ func (c *acc) add(l *lin) {
 		// append copy instead of writing into l's array.
 		c.deps = l.deps[:len(l.deps):len(l.deps)]
 	} else {
-		c.deps = append(c.deps, l.deps...)
+		c.deps = c.mem.appendDeps(c.deps, l.deps)
 	}
 	c.single = l
 	c.n++
@@ -164,15 +177,16 @@ type analyzer struct {
 	d          sqlparse.Dialect
 	schema     map[string][]string // lower-cased key -> columns
 	schemaKeys []string
+	// schemaList replaces schema and schemaKeys when set: the few
+	// upstream relations of a project model (unique, normalised keys).
+	schemaList []schemaEntry
 	tables     []string
-	tableSeen  map[string]bool
+	// tableKeys are the lower-cased tables, to skip repeats.
+	tableKeys  []string
 	unresolved []string
 	opaque     []string
 	st         *ModelStructure
 	depth      int
-	// memo remembers the resolution of each column reference of the
-	// expression being analysed, so digesting does not resolve it again.
-	memo []refLin
 	// structure enables the text parts of ModelStructure; project analysis
 	// skips them and rebuilds the structure on demand.
 	structure bool
@@ -186,57 +200,56 @@ type analyzer struct {
 	*resMem
 }
 
-// resMem holds arenas for the most frequent resolution objects. It may be
-// shared by successive analyses (one at a time): blocks are only ever
-// appended to, so objects handed out earlier are never overwritten.
+// resMem holds slabs for the most frequent resolution objects. Nothing a
+// caller keeps points into it: results copy what they need. A worker
+// resets it between analyses.
 type resMem struct {
-	lins    arena[lin]
-	sources arena[source]
-	rels    arena[relation]
-	scopes  arena[scope]
-	linBuf  []lin
-	depBuf  []dep
-	rcolBuf []rcol
-	boolBuf []bool
+	lins    slab[lin]
+	sources slab[source]
+	rels    slab[relation]
+	scopes  slab[scope]
+	linBuf  slab[lin]
+	depBuf  slab[dep]
+	rcolBuf slab[rcol]
+	u64Buf  slab[uint64]
+	srcBuf  slab[*source]
+	strBuf  slab[string]
+	// memo remembers the resolution of each column reference of the
+	// expression being analysed, so digesting does not resolve it again.
+	memo []refLin
 }
 
-// arena hands out pointers into chunks that grow from 8 to 256 elements:
-// one allocation for many small objects.
-type arena[T any] struct{ buf []T }
+// resBlock bounds the chunk size of resolution slabs.
+const resBlock = 256
 
-func (ar *arena[T]) alloc() *T {
-	if len(ar.buf) == cap(ar.buf) {
-		ar.buf = make([]T, 0, min(max(2*cap(ar.buf), 8), 256))
-	}
-	ar.buf = ar.buf[:len(ar.buf)+1]
-	return &ar.buf[len(ar.buf)-1]
-}
-
-// carve returns a slice of length n cut from *buf (refilled with blocks
-// of at least minBlock elements); its capacity is capped so that an
-// append copies instead of writing into the next slice.
-func carve[T any](buf *[]T, n, minBlock int) []T {
-	if cap(*buf)-len(*buf) < n {
-		*buf = make([]T, 0, max(minBlock, n))
-	}
-	l := len(*buf)
-	*buf = (*buf)[:l+n]
-	return (*buf)[l : l+n : l+n]
+func (m *resMem) reset() {
+	m.lins.reset()
+	m.sources.reset()
+	m.rels.reset()
+	m.scopes.reset()
+	m.linBuf.reset()
+	m.depBuf.reset()
+	m.rcolBuf.reset()
+	m.u64Buf.reset()
+	m.srcBuf.reset()
+	m.strBuf.reset()
+	clear(m.memo)
+	m.memo = m.memo[:0]
 }
 
 func (a *analyzer) newLin(l lin) *lin {
-	p := a.lins.alloc()
+	p := a.lins.alloc(resBlock)
 	*p = l
 	return p
 }
 
 func (a *analyzer) newSource(s source) *source {
-	p := a.sources.alloc()
+	p := a.sources.alloc(resBlock)
 	*p = s
 	return p
 }
 
-func (a *analyzer) newRel() *relation { return a.rels.alloc() }
+func (a *analyzer) newRel() *relation { return a.rels.alloc(resBlock) }
 
 func (a *analyzer) colDigest(table, col string) uint64 {
 	w := a.tableDigestPrefix(table)
@@ -263,8 +276,26 @@ func colDigestFrom(w fnvWriter, col string) uint64 {
 	return w.h
 }
 
+type schemaEntry struct {
+	key  string
+	cols []string
+}
+
+// seeTable records a table read; it reports false for a repeat.
+func (a *analyzer) seeTable(lname string) bool {
+	if slices.Contains(a.tableKeys, lname) {
+		return false
+	}
+	if a.tableKeys == nil {
+		a.tableKeys = a.strBuf.take(4, 256)[:0]
+	}
+	a.tableKeys = append(a.tableKeys, lname)
+	return true
+}
+
 func newAnalyzer(d sqlparse.Dialect, schema Schema) *analyzer {
-	a := &analyzer{d: d, schema: make(map[string][]string, len(schema)), tableSeen: map[string]bool{}, st: &ModelStructure{}, resMem: &resMem{}}
+	a := &analyzer{d: d, schema: make(map[string][]string, len(schema)), st: &ModelStructure{}, resMem: &resMem{}}
+	a.structure = true
 	for k, v := range schema {
 		nk := normRel(k)
 		a.schema[nk] = v
@@ -356,8 +387,32 @@ func hashDigests(tag string, ds ...uint64) uint64 {
 	return w.h
 }
 
+// hasDotSuffix is strings.HasSuffix(s, "."+suf) without building the suffix.
+func hasDotSuffix(s, suf string) bool {
+	return len(s) > len(suf) && s[len(s)-len(suf)-1] == '.' && s[len(s)-len(suf):] == suf
+}
+
 func (a *analyzer) lookupSchema(name string) ([]string, bool) {
 	n := normRel(name)
+	if a.schemaList != nil {
+		for _, e := range a.schemaList {
+			if e.key == n {
+				return e.cols, true
+			}
+		}
+		var found []string
+		hits := 0
+		for _, e := range a.schemaList {
+			if hasDotSuffix(e.key, n) || hasDotSuffix(n, e.key) {
+				found = e.cols
+				hits++
+			}
+		}
+		if hits == 1 {
+			return found, true
+		}
+		return nil, false
+	}
 	if cols, ok := a.schema[n]; ok {
 		return cols, true
 	}
@@ -365,7 +420,7 @@ func (a *analyzer) lookupSchema(name string) ([]string, bool) {
 	var found []string
 	hits := 0
 	for _, k := range a.schemaKeys {
-		if strings.HasSuffix(k, "."+n) || strings.HasSuffix(n, "."+k) {
+		if hasDotSuffix(k, n) || hasDotSuffix(n, k) {
 			found = a.schema[k]
 			hits++
 		}
@@ -601,12 +656,12 @@ type exprCtx struct {
 }
 
 func (a *analyzer) selectBlock(s *sqlparse.Select, env *cteEnv, outer *scope, orderBy []sqlparse.OrderItem) *relation {
-	sc := a.scopes.alloc()
+	sc := a.scopes.alloc(resBlock)
 	*sc = scope{parent: outer, windows: s.Windows, env: env}
 	out := a.newRel()
-	rowParts := make([]uint64, 0, 8)
+	rowParts := a.u64Buf.take(8, 512)[:0]
 	if len(s.From) > 0 {
-		sc.sources = make([]*source, 0, 4)
+		sc.sources = a.srcBuf.take(4, 512)[:0]
 	}
 	for _, te := range s.From {
 		a.addTable(te, sc, env, out, &rowParts)
@@ -616,7 +671,7 @@ func (a *analyzer) selectBlock(s *sqlparse.Select, env *cteEnv, outer *scope, or
 		rowParts = append(rowParts, hashStr("distinct"))
 	}
 	for _, e := range s.DistinctOn {
-		out.rowDeps = append(out.rowDeps, a.rowExprDeps(e, sc, nil, false)...)
+		out.rowDeps = a.appendDeps(out.rowDeps, a.rowExprDeps(e, sc, nil, false))
 		rowParts = append(rowParts, hashDigests("don", a.digestExpr(e, sc)))
 	}
 	// Select list.
@@ -638,7 +693,7 @@ func (a *analyzer) selectBlock(s *sqlparse.Select, env *cteEnv, outer *scope, or
 			continue
 		}
 		if sc.items == nil {
-			sc.items = carve(&a.rcolBuf, len(s.Items)-idx, 512)[:0]
+			sc.items = a.rcolBuf.take(len(s.Items)-idx, 512)[:0]
 		}
 		ctx := &exprCtx{sc: sc, aliases: sc.items}
 		l := a.exprLin(it.Expr, ctx)
@@ -657,7 +712,7 @@ func (a *analyzer) selectBlock(s *sqlparse.Select, env *cteEnv, outer *scope, or
 	}
 	out.cols = sc.items
 	if s.Where != nil {
-		out.rowDeps = append(out.rowDeps, a.rowExprDeps(s.Where, sc, sc.items, false)...)
+		out.rowDeps = a.appendDeps(out.rowDeps, a.rowExprDeps(s.Where, sc, sc.items, false))
 		rowParts = append(rowParts, hashDigests("where", a.digestExpr(s.Where, sc)))
 		if a.structure {
 			a.st.Filters = append(a.st.Filters, sqlparse.Format(s.Where))
@@ -666,35 +721,35 @@ func (a *analyzer) selectBlock(s *sqlparse.Select, env *cteEnv, outer *scope, or
 	if s.GroupByAll {
 		for i, c := range sc.items {
 			if !aggItems[i] {
-				out.rowDeps = append(out.rowDeps, c.l.deps...)
+				out.rowDeps = a.appendDeps(out.rowDeps, c.l.deps)
 				rowParts = append(rowParts, hashDigests("group", c.l.digest))
 				a.st.GroupBy = append(a.st.GroupBy, c.name)
 			}
 		}
 	}
 	for _, g := range s.GroupBy {
-		out.rowDeps = append(out.rowDeps, a.rowExprDeps(g, sc, sc.items, false)...)
+		out.rowDeps = a.appendDeps(out.rowDeps, a.rowExprDeps(g, sc, sc.items, false))
 		rowParts = append(rowParts, hashDigests("group", a.digestExpr(g, sc)))
 		if a.structure {
 			a.st.GroupBy = append(a.st.GroupBy, sqlparse.Format(g))
 		}
 	}
 	if s.Having != nil {
-		out.rowDeps = append(out.rowDeps, a.rowExprDeps(s.Having, sc, sc.items, false)...)
+		out.rowDeps = a.appendDeps(out.rowDeps, a.rowExprDeps(s.Having, sc, sc.items, false))
 		rowParts = append(rowParts, hashDigests("having", a.digestExpr(s.Having, sc)))
 		if a.structure {
 			a.st.Having = append(a.st.Having, sqlparse.Format(s.Having))
 		}
 	}
 	if s.Qualify != nil {
-		out.rowDeps = append(out.rowDeps, a.rowExprDeps(s.Qualify, sc, sc.items, false)...)
+		out.rowDeps = a.appendDeps(out.rowDeps, a.rowExprDeps(s.Qualify, sc, sc.items, false))
 		rowParts = append(rowParts, hashDigests("qualify", a.digestExpr(s.Qualify, sc)))
 		if a.structure {
 			a.st.QualifyFilters = append(a.st.QualifyFilters, sqlparse.Format(s.Qualify))
 		}
 	}
 	for _, o := range orderBy {
-		out.rowDeps = append(out.rowDeps, a.rowExprDeps(o.Expr, sc, sc.items, true)...)
+		out.rowDeps = a.appendDeps(out.rowDeps, a.rowExprDeps(o.Expr, sc, sc.items, true))
 		rowParts = append(rowParts, hashDigests("order", a.digestExpr(o.Expr, sc)))
 		if a.structure {
 			a.st.OrderBy = append(a.st.OrderBy, sqlparse.Format(o.Expr))
@@ -759,7 +814,7 @@ func (a *analyzer) exprName(e sqlparse.Expr) string {
 
 func (a *analyzer) addSource(sc *scope, src *source, out *relation, rowParts *[]uint64) {
 	sc.sources = append(sc.sources, src)
-	out.rowDeps = append(out.rowDeps, src.rel.rowDeps...)
+	out.rowDeps = a.appendDeps(out.rowDeps, src.rel.rowDeps)
 	if src.rel.rowDigest != 0 {
 		*rowParts = append(*rowParts, hashDigests("src", src.rel.rowDigest))
 	}
@@ -787,7 +842,7 @@ func (a *analyzer) addTable(te sqlparse.TableExpr, sc *scope, env *cteEnv, out *
 			using = commonColumns(left, right)
 		}
 		if x.On != nil {
-			out.rowDeps = append(out.rowDeps, a.rowExprDeps(x.On, sc, nil, false)...)
+			out.rowDeps = a.appendDeps(out.rowDeps, a.rowExprDeps(x.On, sc, nil, false))
 			*rowParts = append(*rowParts, hashDigests("on", a.digestExpr(x.On, sc)))
 			if a.structure {
 				info.Condition = sqlparse.Format(x.On)
@@ -812,7 +867,7 @@ func (a *analyzer) addTable(te sqlparse.TableExpr, sc *scope, env *cteEnv, out *
 					}
 				}
 				for _, l := range ls {
-					out.rowDeps = append(out.rowDeps, l.deps...)
+					out.rowDeps = a.appendDeps(out.rowDeps, l.deps)
 				}
 				m := mergeLin(ls...)
 				m.kind = KindPassthrough
@@ -888,9 +943,7 @@ func (a *analyzer) tableRef(t *sqlparse.TableRef, env *cteEnv) *source {
 		}
 	}
 	name := t.Name.String()
-	lname := strings.ToLower(name)
-	if !a.tableSeen[lname] {
-		a.tableSeen[lname] = true
+	if a.seeTable(strings.ToLower(name)) {
 		a.tables = append(a.tables, name)
 		a.st.Refs = append(a.st.Refs, name)
 	}
@@ -898,9 +951,9 @@ func (a *analyzer) tableRef(t *sqlparse.TableRef, env *cteEnv) *source {
 	rel.name, rel.physical, rel.dig = name, true, a
 	if cols, ok := a.lookupSchema(name); ok && len(cols) > 0 {
 		// One allocation each for all columns' lineage and deps.
-		lins := carve(&a.linBuf, len(cols), 512)
-		deps := carve(&a.depBuf, len(cols), 512)
-		rel.cols = carve(&a.rcolBuf, len(cols), 512)
+		lins := a.linBuf.take(len(cols), 512)
+		deps := a.depBuf.take(len(cols), 512)
+		rel.cols = a.rcolBuf.take(len(cols), 512)
 		prefix := a.tableDigestPrefix(name)
 		for i, c := range cols {
 			fc := a.foldCol(c)
@@ -944,8 +997,7 @@ func (a *analyzer) tableFunc(t *sqlparse.TableFunc, sc *scope) *source {
 		// columns still trace to it. A star over it makes the query opaque.
 		name := strings.ToLower(f.Name.String()) + "(" + strings.ToLower(formatArgs(f)) + ")"
 		rel.name, rel.physical, rel.open, rel.dig = name, true, true, a
-		if !a.tableSeen[name] {
-			a.tableSeen[name] = true
+		if a.seeTable(name) {
 			a.tables = append(a.tables, name)
 		}
 		if len(t.ColAliases) > 0 {
@@ -1389,7 +1441,7 @@ var niladic = map[string]bool{
 }
 
 func (a *analyzer) resolveUnqualified(name string, ctx *exprCtx, c *sqlparse.ColumnRef) (*lin, bool) {
-	if len(c.Name.Parts) == 1 && !c.Name.IsQuoted(0) && niladic[strings.ToUpper(name)] && !a.strongColumn(name, ctx) {
+	if len(c.Name.Parts) == 1 && !c.Name.IsQuoted(0) && inUpper(niladic, name) && !a.strongColumn(name, ctx) {
 		return &lin{kind: KindSource, digest: hashStr(strings.ToUpper(name))}, true
 	}
 	findAlias := func() (*lin, bool) {
@@ -1487,12 +1539,12 @@ var aggregates = map[string]bool{
 }
 
 // IsAggregate reports whether a function name is an aggregate.
-func IsAggregate(name string) bool { return aggregates[strings.ToUpper(name)] }
+func IsAggregate(name string) bool { return inUpper(aggregates, name) }
 
 func hasAggregate(e sqlparse.Expr) bool {
 	found := false
 	walkExpr(e, func(x sqlparse.Expr) {
-		if f, ok := x.(*sqlparse.Func); ok && f.Over == nil && aggregates[strings.ToUpper(f.Name.Last())] {
+		if f, ok := x.(*sqlparse.Func); ok && f.Over == nil && inUpper(aggregates, f.Name.Last()) {
 			found = true
 		}
 	})
@@ -1509,7 +1561,7 @@ func (a *analyzer) collectAggs(e sqlparse.Expr) {
 			a.st.WindowFunctions++
 			return
 		}
-		if !aggregates[strings.ToUpper(f.Name.Last())] {
+		if !inUpper(aggregates, f.Name.Last()) {
 			return
 		}
 		col := "*"
@@ -1572,24 +1624,64 @@ func walkExpr(e sqlparse.Expr, fn func(sqlparse.Expr)) {
 }
 
 func isDateFunc(name string) bool {
+	var buf [32]byte
+	if u, ok := upperASCII(buf[:0], name); ok {
+		return bytes.Contains(u, []byte("DATE")) || bytes.Contains(u, []byte("TIME")) || isDateFuncName(string(u))
+	}
 	u := strings.ToUpper(name)
-	return strings.Contains(u, "DATE") || strings.Contains(u, "TIME") || u == "EXTRACT" || u == "LAST_DAY" ||
-		u == "TRUNC" || u == "DATE_PART" || u == "DATEPART" || u == "TIME_SLICE" || u == "TIMESTAMPADD" || u == "TIMESTAMPDIFF"
+	return strings.Contains(u, "DATE") || strings.Contains(u, "TIME") || isDateFuncName(u)
+}
+
+func isDateFuncName(u string) bool {
+	switch u {
+	case "EXTRACT", "LAST_DAY", "TRUNC", "DATE_PART", "DATEPART", "TIME_SLICE", "TIMESTAMPADD", "TIMESTAMPDIFF":
+		return true
+	}
+	return false
+}
+
+// upperASCII appends s upper-cased to dst when s is ASCII and fits dst's
+// capacity (a stack buffer), so that lookups need no allocation; ok is
+// false otherwise and the caller falls back to strings.ToUpper.
+func upperASCII(dst []byte, s string) ([]byte, bool) {
+	if len(s) > cap(dst)-len(dst) {
+		return nil, false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x80 {
+			return nil, false
+		}
+		if c >= 'a' && c <= 'z' {
+			c -= 'a' - 'A'
+		}
+		dst = append(dst, c)
+	}
+	return dst, true
+}
+
+// inUpper is set[strings.ToUpper(s)] without allocating for short ASCII s.
+func inUpper(set map[string]bool, s string) bool {
+	var buf [32]byte
+	if u, ok := upperASCII(buf[:0], s); ok {
+		return set[string(u)]
+	}
+	return set[strings.ToUpper(s)]
 }
 
 // exprLin computes the lineage of an expression.
 func (a *analyzer) exprLin(e sqlparse.Expr, ctx *exprCtx) *lin {
 	mark := len(a.memo)
 	defer func() { a.memo = a.memo[:mark] }()
-	ac := &acc{}
+	ac := &acc{mem: a.resMem}
 	a.visit(e, ctx, ac)
 	deps, single, nrefs := ac.deps, ac.single, ac.n
 	if _, ok := e.(*sqlparse.ColumnRef); ok && nrefs == 1 && single != nil {
 		out := a.newLin(*single)
-		out.deps = dedupDeps(out.deps)
+		out.deps = dedupDepsIn(out.deps, a.resMem)
 		return out
 	}
-	out := a.newLin(lin{deps: dedupDeps(deps), kind: KindDerived})
+	out := a.newLin(lin{deps: dedupDepsIn(deps, a.resMem), kind: KindDerived})
 	if len(out.deps) == 0 {
 		out.kind = KindSource
 	}
@@ -1768,7 +1860,7 @@ func (a *analyzer) rowExprDeps(e sqlparse.Expr, sc *scope, items []rcol, aliasFi
 		}
 	}
 	ctx := &exprCtx{sc: sc, aliases: items, aliasFirst: aliasFirst, row: true}
-	ac := &acc{}
+	ac := &acc{mem: a.resMem}
 	a.visit(e, ctx, ac)
 	return ac.deps
 }
@@ -1777,7 +1869,10 @@ func (a *analyzer) digestExpr(e sqlparse.Expr, sc *scope) uint64 {
 	return a.digestCtx(e, &exprCtx{sc: sc, aliases: sc.items})
 }
 
-func dedupDeps(ds []dep) []dep {
+func dedupDeps(ds []dep) []dep { return dedupDepsIn(ds, nil) }
+
+// dedupDepsIn is dedupDeps taking the output storage from mem when set.
+func dedupDepsIn(ds []dep, mem *resMem) []dep {
 	if len(ds) <= 1 {
 		return ds
 	}
@@ -1787,7 +1882,12 @@ func dedupDeps(ds []dep) []dep {
 	if !hasDupDeps(ds) {
 		return ds
 	}
-	out := make([]dep, 0, len(ds))
+	var out []dep
+	if mem != nil {
+		out = mem.depBuf.take(len(ds), 512)[:0]
+	} else {
+		out = make([]dep, 0, len(ds))
+	}
 next:
 	for _, d := range ds {
 		for i := range out {
@@ -1842,13 +1942,7 @@ type analysis struct {
 
 // runAnalysis resolves q. Resolution must never take the process down on
 // odd input, so a panic becomes an opaque result.
-func runAnalysis(d sqlparse.Dialect, q *sqlparse.Query, schema Schema, canon func(string) string, mem *resMem) (res analysis) {
-	a := newAnalyzer(d, schema)
-	if mem != nil {
-		a.resMem = mem
-	}
-	a.canon = canon
-	a.structure = canon == nil
+func runAnalysis(a *analyzer, q *sqlparse.Query) (res analysis) {
 	res.a = a
 	defer func() {
 		if r := recover(); r != nil {
@@ -1880,7 +1974,10 @@ func runAnalysis(d sqlparse.Dialect, q *sqlparse.Query, schema Schema, canon fun
 }
 
 func analyzeParsed(d sqlparse.Dialect, q *sqlparse.Query, schema Schema, canon func(string) string) *QueryLineage {
-	res := runAnalysis(d, q, schema, canon, nil)
+	a := newAnalyzer(d, schema)
+	a.canon = canon
+	a.structure = canon == nil
+	res := runAnalysis(a, q)
 	a, rel := res.a, res.rel
 	ql := &QueryLineage{Dialect: d.Name, Columns: make([]OutputColumn, 0, len(rel.cols)), Tables: a.tables, RowDigest: Digest(rel.rowDigest),
 		Opaque: res.opaqueReason != "", OpaqueReason: res.opaqueReason, Structure: a.st}

@@ -353,6 +353,12 @@ func TestValueDiffCasesDuckDB(t *testing.T) {
 		t.Fatalf("customers = %s %+v", got, res.Summary)
 	}
 
+	// Only the key compared.
+	res, err = ValueDiff(ctx, env, ValueDiffInput{Model: "customers", PrimaryKey: Keys{"id"}, Columns: []string{"id"}})
+	if err != nil || jsonOf(t, res.Data.Data) != `[["id",2,1,0,0,null,null]]` || res.Summary != (ValueDiffSummary{Total: 3, Added: 1}) {
+		t.Fatalf("key only = %v %s", err, jsonOf(t, res))
+	}
+
 	// An empty table on one side.
 	res, err = ValueDiff(ctx, env, ValueDiffInput{Model: "emptied", PrimaryKey: Keys{"id"}})
 	if err != nil {

@@ -314,13 +314,13 @@ const (
 	vdTotal = iota
 	vdAdded
 	vdRemoved
-	vdChanged
 	vdBaseSeen
 	vdCurrentSeen
 	vdBaseNullKeys
 	vdCurrentNullKeys
 	vdBaseDupKeys
 	vdCurrentDupKeys
+	vdChanged
 	vdFixed
 )
 
@@ -340,113 +340,151 @@ const (
 // join out, so the rows seen per side (base_seen, current_seen) exceed the
 // side's row count (from sideStatsSQL).
 //
-// Output columns, by position: total, added, removed, changed, base_seen,
+// Output columns, by position: total, added, removed, base_seen,
 // current_seen, base_null_keys, current_null_keys, base_dup_keys,
-// current_dup_keys, then per non-key column mismatched, null_in_base_only,
-// null_in_current_only.
+// current_dup_keys, changed, then per non-key column mismatched,
+// null_in_base_only, null_in_current_only.
 func valueDiffSQL(p *diffPlan) string {
 	d := p.dialect
 	bsel, csel := []string{"1 AS ripple_in"}, []string{"1 AS ripple_in"}
-	var on []string
 	for _, c := range p.cols {
 		bsel = append(bsel, d.q(c.Base))
 		csel = append(csel, d.q(c.Current))
 	}
-	for _, k := range p.keys {
-		b, c := compareExprs(d, k, "b", "c")
-		on = append(on, b+" = "+c)
-	}
-	side := "CASE WHEN b.ripple_in IS NULL THEN 1 WHEN c.ripple_in IS NULL THEN 2 ELSE 0 END"
+	cc := buildCodes(p, "b", "c")
 	both := "b.ripple_in IS NOT NULL AND c.ripple_in IS NOT NULL"
-	type slot struct{ word, pos int }
-	var words, equal [][]string
-	slots := map[int]slot{}
-	for i, c := range p.cols {
-		if c.Key {
-			continue
-		}
-		if len(words) == 0 || len(words[len(words)-1]) == codesPerWord {
-			words = append(words, nil)
-		}
-		w := len(words) - 1
-		b, cur := compareExprs(d, c, "b", "c")
-		code := "CASE WHEN " + d.notDistinct(b, cur) + " THEN 0 WHEN " + b + " IS NULL THEN 2 WHEN " + cur + " IS NULL THEN 3 ELSE 1 END"
-		pos := len(words[w])
-		if pos > 0 {
-			code = "(" + code + ") * " + strconv.FormatInt(int64(1)<<(2*pos), 10)
-		}
-		words[w] = append(words[w], code)
-		if len(equal) <= w {
-			equal = append(equal, nil)
-		}
-		equal[w] = append(equal[w], d.notDistinct(b, cur))
-		slots[i] = slot{w, pos}
-	}
-	rowSel := []string{side + " AS ripple_side"}
+	rowSel := []string{rowSide + " AS ripple_side"}
 	groupCols := []string{"ripple_side"}
-	for w, codes := range words {
+	for w, codes := range cc.words {
 		name := "ripple_w" + strconv.Itoa(w)
 		// Most rows are unchanged: test equality of the word's columns first
 		// so that only differing rows pay for computing their codes.
-		cond := both + " AND NOT (" + strings.Join(equal[w], " AND ") + ")"
+		cond := both + " AND NOT (" + strings.Join(cc.equal[w], " AND ") + ")"
 		rowSel = append(rowSel, "CASE WHEN "+cond+" THEN "+strings.Join(codes, "\n    + ")+" ELSE 0 END AS "+name)
 		groupCols = append(groupCols, name)
 	}
-	var keyNull []string
+	keySel, keyGroup, isNull := unmatchedKeys(p)
+	rowSel = append(rowSel, keySel...)
+	groupCols = append(groupCols, keyGroup...)
+	out := append(keyStatsOutputs(d, isNull), changedOutput(cc, "ripple_side = 0 AND "))
+	out = append(out, columnOutputs(p, cc, "ripple_side = 0 AND ")...)
+	return "WITH ripple_base AS (\nSELECT " + strings.Join(bsel, ", ") + " FROM " + p.baseRel + "\n), ripple_current AS (\nSELECT " +
+		strings.Join(csel, ", ") + " FROM " + p.curRel + "\n), ripple_rows AS (\nSELECT " + strings.Join(rowSel, ",\n  ") +
+		"\nFROM ripple_base b\nFULL OUTER JOIN ripple_current c ON " + strings.Join(joinOn(p, "b", "c"), " AND ") +
+		"\n), ripple_groups AS (\nSELECT " + strings.Join(groupCols, ", ") + ", COUNT(*) AS ripple_n FROM ripple_rows GROUP BY " +
+		strings.Join(groupCols, ", ") + "\n)\nSELECT\n  " + strings.Join(out, ",\n  ") + "\nFROM ripple_groups"
+}
+
+// rowSide classifies a joined row: 0 in both, 1 only current, 2 only base.
+const rowSide = "CASE WHEN b.ripple_in IS NULL THEN 1 WHEN c.ripple_in IS NULL THEN 2 ELSE 0 END"
+
+func joinOn(p *diffPlan, bAlias, cAlias string) []string {
+	var on []string
+	for _, k := range p.keys {
+		b, c := compareExprs(p.dialect, k, bAlias, cAlias)
+		on = append(on, b+" = "+c)
+	}
+	return on
+}
+
+// unmatchedKeys selects the key of rows found on one side only, NULL for
+// matched rows (which therefore collapse into few groups).
+func unmatchedKeys(p *diffPlan) (sel, group []string, isNull string) {
+	var nulls []string
 	for i, k := range p.keys {
-		b, c := compareExprs(d, k, "b", "c")
+		b, c := compareExprs(p.dialect, k, "b", "c")
 		name := "ripple_k" + strconv.Itoa(i)
-		rowSel = append(rowSel, "CASE WHEN b.ripple_in IS NULL THEN "+c+" WHEN c.ripple_in IS NULL THEN "+b+" END AS "+name)
-		groupCols = append(groupCols, name)
-		keyNull = append(keyNull, name+" IS NULL")
+		sel = append(sel, "CASE WHEN b.ripple_in IS NULL THEN "+c+" WHEN c.ripple_in IS NULL THEN "+b+" END AS "+name)
+		group = append(group, name)
+		nulls = append(nulls, name+" IS NULL")
 	}
-	isNull := "(" + strings.Join(keyNull, " OR ") + ")"
-	sum := func(cond string) string {
-		return "COALESCE(SUM(CASE WHEN " + cond + " THEN ripple_n ELSE 0 END), 0)"
-	}
-	field := func(sl slot) string {
-		w := "ripple_w" + strconv.Itoa(sl.word)
-		if sl.pos == 0 {
-			return "MOD(" + w + ", 4)"
-		}
-		return "MOD(" + d.bigint("FLOOR("+d.CastToFloat(w)+" / "+strconv.FormatInt(int64(1)<<(2*sl.pos), 10)+")") + ", 4)"
-	}
-	changed := "0"
-	if len(words) > 0 {
-		var nz []string
-		for w := range words {
-			nz = append(nz, "ripple_w"+strconv.Itoa(w)+" <> 0")
-		}
-		changed = sum("ripple_side = 0 AND (" + strings.Join(nz, " OR ") + ")")
-	}
-	out := []string{
-		"COALESCE(SUM(ripple_n), 0) AS total",
-		sum("ripple_side = 1") + " AS added",
-		sum("ripple_side = 2") + " AS removed",
-		changed + " AS changed",
-		sum("ripple_side <> 1") + " AS base_seen",
-		sum("ripple_side <> 2") + " AS current_seen",
-		sum("ripple_side = 2 AND "+isNull) + " AS base_null_keys",
-		sum("ripple_side = 1 AND "+isNull) + " AS current_null_keys",
-		d.countIf("ripple_side = 2 AND ripple_n > 1 AND NOT "+isNull) + " AS base_dup_keys",
-		d.countIf("ripple_side = 1 AND ripple_n > 1 AND NOT "+isNull) + " AS current_dup_keys",
-	}
+	return sel, group, "(" + strings.Join(nulls, " OR ") + ")"
+}
+
+// codes are the packed per-column comparison codes of a plan.
+type codes struct {
+	words, equal [][]string
+	slots        map[int]codeSlot
+}
+
+type codeSlot struct{ word, pos int }
+
+func buildCodes(p *diffPlan, bAlias, cAlias string) codes {
+	d := p.dialect
+	cc := codes{slots: map[int]codeSlot{}}
 	for i, c := range p.cols {
 		if c.Key {
 			continue
 		}
-		f := field(slots[i])
+		if len(cc.words) == 0 || len(cc.words[len(cc.words)-1]) == codesPerWord {
+			cc.words = append(cc.words, nil)
+			cc.equal = append(cc.equal, nil)
+		}
+		w := len(cc.words) - 1
+		b, cur := compareExprs(d, c, bAlias, cAlias)
+		code := "CASE WHEN " + d.notDistinct(b, cur) + " THEN 0 WHEN " + b + " IS NULL THEN 2 WHEN " + cur + " IS NULL THEN 3 ELSE 1 END"
+		pos := len(cc.words[w])
+		if pos > 0 {
+			code = "(" + code + ") * " + strconv.FormatInt(int64(1)<<(2*pos), 10)
+		}
+		cc.words[w] = append(cc.words[w], code)
+		cc.equal[w] = append(cc.equal[w], d.notDistinct(b, cur))
+		cc.slots[i] = codeSlot{w, pos}
+	}
+	return cc
+}
+
+func sumN(cond string) string {
+	return "COALESCE(SUM(CASE WHEN " + cond + " THEN ripple_n ELSE 0 END), 0)"
+}
+
+// keyStatsOutputs are the outputs total … current_dup_keys except changed,
+// in valueDiffSQL order (changed follows them in the caller's list).
+func keyStatsOutputs(d sqlDialect, isNull string) []string {
+	return []string{
+		"COALESCE(SUM(ripple_n), 0) AS total",
+		sumN("ripple_side = 1") + " AS added",
+		sumN("ripple_side = 2") + " AS removed",
+		sumN("ripple_side <> 1") + " AS base_seen",
+		sumN("ripple_side <> 2") + " AS current_seen",
+		sumN("ripple_side = 2 AND "+isNull) + " AS base_null_keys",
+		sumN("ripple_side = 1 AND "+isNull) + " AS current_null_keys",
+		d.countIf("ripple_side = 2 AND ripple_n > 1 AND NOT "+isNull) + " AS base_dup_keys",
+		d.countIf("ripple_side = 1 AND ripple_n > 1 AND NOT "+isNull) + " AS current_dup_keys",
+	}
+}
+
+func changedOutput(cc codes, cond string) string {
+	if len(cc.words) == 0 {
+		return "0 * COUNT(*) AS changed"
+	}
+	var nz []string
+	for w := range cc.words {
+		nz = append(nz, "ripple_w"+strconv.Itoa(w)+" <> 0")
+	}
+	return sumN(cond+"("+strings.Join(nz, " OR ")+")") + " AS changed"
+}
+
+func columnOutputs(p *diffPlan, cc codes, cond string) []string {
+	d := p.dialect
+	var out []string
+	for i, c := range p.cols {
+		if c.Key {
+			continue
+		}
+		sl := cc.slots[i]
+		w := "ripple_w" + strconv.Itoa(sl.word)
+		f := "MOD(" + w + ", 4)"
+		if sl.pos > 0 {
+			f = "MOD(" + d.bigint("FLOOR("+d.CastToFloat(w)+" / "+strconv.FormatInt(int64(1)<<(2*sl.pos), 10)+")") + ", 4)"
+		}
 		n := strconv.Itoa(i)
 		out = append(out,
-			sum("ripple_side = 0 AND "+f+" <> 0")+" AS mismatched_"+n,
-			sum("ripple_side = 0 AND "+f+" = 2")+" AS null_in_base_only_"+n,
-			sum("ripple_side = 0 AND "+f+" = 3")+" AS null_in_current_only_"+n)
+			sumN(cond+f+" <> 0")+" AS mismatched_"+n,
+			sumN(cond+f+" = 2")+" AS null_in_base_only_"+n,
+			sumN(cond+f+" = 3")+" AS null_in_current_only_"+n)
 	}
-	return "WITH ripple_base AS (\nSELECT " + strings.Join(bsel, ", ") + " FROM " + p.baseRel + "\n), ripple_current AS (\nSELECT " +
-		strings.Join(csel, ", ") + " FROM " + p.curRel + "\n), ripple_rows AS (\nSELECT " + strings.Join(rowSel, ",\n  ") +
-		"\nFROM ripple_base b\nFULL OUTER JOIN ripple_current c ON " + strings.Join(on, " AND ") +
-		"\n), ripple_groups AS (\nSELECT " + strings.Join(groupCols, ", ") + ", COUNT(*) AS ripple_n FROM ripple_rows GROUP BY " +
-		strings.Join(groupCols, ", ") + "\n)\nSELECT\n  " + strings.Join(out, ",\n  ") + "\nFROM ripple_groups"
+	return out
 }
 
 // ValueDiff compares a model's rows in both environments by primary key:

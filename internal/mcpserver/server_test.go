@@ -671,7 +671,12 @@ func TestBaseBuildAppearingUpdatesToolDescriptions(t *testing.T) {
 	h := newHarness(t, ops.Default(), dbt.Paths{ProjectDir: dir, TargetPath: "current", TargetBasePath: "base"}, ModeServer)
 	changed := make(chan struct{}, 4)
 	cs := h.connect(t, "2025-11-25", &mcp.ClientOptions{ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
-		changed <- struct{}{}
+		// One notification may come per re-registered tool; never block
+		// the client's handler (its Close would wait for it forever).
+		select {
+		case changed <- struct{}{}:
+		default:
+		}
 	}})
 	diffDesc := func() string {
 		res, err := cs.ListTools(context.Background(), nil)

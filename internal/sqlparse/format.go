@@ -96,7 +96,7 @@ func fmtExpr(b Writer, e Expr, ref RefFunc) {
 	case *Keyword:
 		b.WriteString(x.Word)
 	case *Func:
-		b.WriteString(strings.ToUpper(x.Name.String()))
+		writeUpperName(b, x.Name)
 		b.WriteString("(")
 		if x.Distinct {
 			b.WriteString("DISTINCT ")
@@ -238,4 +238,29 @@ func fmtWindow(b Writer, w *WindowSpec, ref RefFunc) {
 		b.WriteString(" ")
 	}
 	b.WriteString(w.Frame)
+}
+
+// writeUpperName writes strings.ToUpper(n.String()) without building it
+// when n is ASCII.
+func writeUpperName(b Writer, n Name) {
+	for _, p := range n.Parts {
+		for i := 0; i < len(p); i++ {
+			if p[i] >= 0x80 {
+				b.WriteString(strings.ToUpper(n.String()))
+				return
+			}
+		}
+	}
+	for i, p := range n.Parts {
+		if i > 0 {
+			_ = b.WriteByte('.')
+		}
+		for j := 0; j < len(p); j++ {
+			c := p[j]
+			if c >= 'a' && c <= 'z' {
+				c -= 'a' - 'A'
+			}
+			_ = b.WriteByte(c)
+		}
+	}
 }

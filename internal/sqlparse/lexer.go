@@ -148,15 +148,32 @@ func isIdentPart(r rune) bool {
 	return r == '_' || r == '$' || unicode.IsLetter(r) || unicode.IsDigit(r)
 }
 
-// multiOpStarts are the first bytes of multiOps, checked before the loop.
-const multiOpStarts = ":|<>!=-*/~@&"
-
 var multiOps = []string{"::", "||", "<=", ">=", "<>", "!=", "=>", "->>", "->", "==", "<<", ">>", "**", "//", "!~*", "!~", "~*", "@>", "<@", "&&", ":="}
+
+// singleOps are the one-byte operators.
+var singleOps = func() (t [256]bool) {
+	for _, c := range []byte("(),.;+-*/%=<>[]{}|&^~!:@$") {
+		t[c] = true
+	}
+	return t
+}()
+
+// multiOpsByFirst lists multiOps by first byte, in multiOps order.
+var multiOpsByFirst = func() (m [256][]string) {
+	for _, op := range multiOps {
+		m[op[0]] = append(m[op[0]], op)
+	}
+	return m
+}()
 
 func (lx *lexer) next() (Token, error) {
 	src := lx.src
 	for lx.i < len(src) {
 		c := src[lx.i]
+		if c == ' ' {
+			lx.i++
+			continue
+		}
 		switch {
 		case c == '\n':
 			lx.i++
@@ -235,10 +252,11 @@ func (lx *lexer) ident() Token {
 // the parser compares against, else 0. Upper-casing every identifier was
 // the lexer's largest allocation cost.
 func keywordIndex(text string) uint16 {
-	if len(text) > 24 {
+	if len(text) > maxKeywordLen {
 		return 0
 	}
-	var buf [24]byte
+	var buf [maxKeywordLen]byte
+	h := uint32(len(text))
 	for i := 0; i < len(text); i++ {
 		c := text[i]
 		if c >= 'a' && c <= 'z' {
@@ -247,9 +265,44 @@ func keywordIndex(text string) uint16 {
 			return 0
 		}
 		buf[i] = c
+		h = h*31 + uint32(c)
 	}
-	return keywords[string(buf[:len(text)])]
+	up := buf[:len(text)]
+	for j := h & kwTableMask; ; j = (j + 1) & kwTableMask {
+		k := keywordTable[j]
+		if k == 0 {
+			return 0
+		}
+		if keywordNames[k] == string(up) {
+			return k
+		}
+	}
 }
+
+// maxKeywordLen bounds keyword length (MATCH_RECOGNIZE is the longest).
+const maxKeywordLen = 24
+
+const kwTableMask = 1023
+
+// keywordTable is an open-addressing hash table of keywordNames indexes,
+// cheaper to probe than a map for every identifier the lexer sees.
+var keywordTable = func() (t [kwTableMask + 1]uint16) {
+	for i, w := range keywordNames[1:] {
+		if len(w) > maxKeywordLen {
+			panic("sqlparse: keyword longer than maxKeywordLen: " + w)
+		}
+		h := uint32(len(w))
+		for k := 0; k < len(w); k++ {
+			h = h*31 + uint32(w[k])
+		}
+		j := h & kwTableMask
+		for t[j] != 0 {
+			j = (j + 1) & kwTableMask
+		}
+		t[j] = uint16(i + 1)
+	}
+	return t
+}()
 
 // keywordNames is every word the parser tests with Token.Upper (index 0 is
 // ""); TestKeywordsCoverParser keeps it in sync with parser.go.
@@ -287,6 +340,13 @@ func (lx *lexer) token() (Token, error) {
 	src := lx.src
 	start := lx.i
 	c := src[start]
+	// Fast path: an identifier or keyword, unless it prefixes a string
+	// literal (E'..', N'..', B'..', X'..', r'..').
+	if c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' {
+		if start+1 >= len(src) || src[start+1] != '\'' {
+			return lx.ident(), nil
+		}
+	}
 	switch {
 	case c == '\'':
 		return lx.quoted(start, '\'', String)
@@ -336,15 +396,15 @@ func (lx *lexer) token() (Token, error) {
 		}
 		return Token{Kind: Param, Text: src[start:lx.i], Pos: lx.pos(start)}, nil
 	}
-	if start+1 < len(src) && strings.IndexByte(multiOpStarts, c) >= 0 {
-		for _, op := range multiOps {
+	if start+1 < len(src) {
+		for _, op := range multiOpsByFirst[c] {
 			if strings.HasPrefix(src[start:], op) {
 				lx.i += len(op)
 				return Token{Kind: Op, Text: op, Pos: lx.pos(start)}, nil
 			}
 		}
 	}
-	if strings.IndexByte("(),.;+-*/%=<>[]{}|&^~!:@$", c) >= 0 {
+	if singleOps[c] {
 		lx.i++
 		return Token{Kind: Op, Text: src[start : start+1], Pos: lx.pos(start)}, nil
 	}

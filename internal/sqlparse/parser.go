@@ -25,6 +25,20 @@ var reserved = map[string]bool{
 	"EXCLUDE": true, "REPLACE": true, "RENAME": true, "OVER": true, "FILTER": true,
 }
 
+// reservedKw is reserved indexed by keyword index: every reserved word is
+// a keyword, so reservedKw[t.kw] == reserved[t.Upper()] for any token.
+var reservedKw = func() []bool {
+	out := make([]bool, len(keywordNames))
+	for w := range reserved {
+		k := keywordIndex(w)
+		if k == 0 || keywordNames[k] != w {
+			panic("sqlparse: reserved word is not a keyword: " + w)
+		}
+		out[k] = true
+	}
+	return out
+}()
+
 // Parse parses one query. A trailing ';' and comments are accepted.
 func Parse(d Dialect, sql string) (q *Query, err error) {
 	var p Parser
@@ -34,11 +48,20 @@ func Parse(d Dialect, sql string) (q *Query, err error) {
 // Parser parses queries reusing its token buffer between calls; the AST
 // does not reference the buffer. Node storage is allocated in blocks that
 // later calls keep filling (never overwriting nodes already handed out),
-// so ASTs stay valid after further calls. A Parser is not safe for
-// concurrent use.
+// so ASTs stay valid after further calls, until Reset. A Parser is not
+// safe for concurrent use.
 type Parser struct {
 	toks []Token
 	mem  nodeMem
+	// reset is set by Reset until the next Parse.
+	reset bool
+}
+
+// Reset lets the next calls reuse the memory of every AST this Parser
+// returned so far. Call it only when none of those ASTs is used any more.
+func (pp *Parser) Reset() {
+	pp.mem.reset()
+	pp.reset = true
 }
 
 // Parse parses one query like the package-level Parse.
@@ -51,11 +74,18 @@ func (pp *Parser) Parse(d Dialect, sql string) (q *Query, err error) {
 	if err != nil {
 		return nil, err
 	}
+	if !pp.reset {
+		// The ASTs returned so far may live on: keep filling only the
+		// current blocks, and let the others go with their ASTs.
+		pp.mem.forget()
+	}
+	pp.reset = false
 	// Stacks are empty between calls unless a parse failed midway.
 	clear(pp.mem.itemStack)
 	clear(pp.mem.argStack)
 	clear(pp.mem.cteStack)
-	pp.mem.itemStack, pp.mem.argStack, pp.mem.cteStack = pp.mem.itemStack[:0], pp.mem.argStack[:0], pp.mem.cteStack[:0]
+	clear(pp.mem.whenStack)
+	pp.mem.itemStack, pp.mem.argStack, pp.mem.cteStack, pp.mem.whenStack = pp.mem.itemStack[:0], pp.mem.argStack[:0], pp.mem.cteStack[:0], pp.mem.whenStack[:0]
 	p := &parser{d: d, toks: toks, nodeMem: &pp.mem}
 	defer func() {
 		if r := recover(); r != nil {
@@ -87,7 +117,7 @@ func (pp *Parser) Parse(d Dialect, sql string) (q *Query, err error) {
 // statements, and the target does not change the query's lineage.
 func (p *parser) skipDMLPrefix() {
 	t := p.peek()
-	if !(isKw(t, "INSERT") || isKw(t, "CREATE") || isKw(t, "REPLACE")) {
+	if !(isKwID(t, kwINSERT) || isKwID(t, kwCREATE) || isKwID(t, kwREPLACE)) {
 		return
 	}
 	depth := 0
@@ -97,14 +127,14 @@ func (p *parser) skipDMLPrefix() {
 		case u.Kind == EOF:
 			return
 		case u.Kind == Op && u.Text == "(":
-			if depth == 0 && j+1 < len(p.toks) && (isKw(p.toks[j+1], "SELECT") || isKw(p.toks[j+1], "WITH")) {
+			if depth == 0 && j+1 < len(p.toks) && (isKwID(p.toks[j+1], kwSELECT) || isKwID(p.toks[j+1], kwWITH)) {
 				p.i = j
 				return
 			}
 			depth++
 		case u.Kind == Op && u.Text == ")":
 			depth--
-		case depth == 0 && (isKw(u, "SELECT") || isKw(u, "WITH") || isKw(u, "VALUES")):
+		case depth == 0 && (isKwID(u, kwSELECT) || isKwID(u, kwWITH) || isKwID(u, kwVALUES)):
 			p.i = j
 			return
 		}
@@ -125,63 +155,80 @@ type nodeMem struct {
 	itemStack []*SelectItem
 	// Arenas for the most frequent nodes: one allocation per block
 	// instead of one per node.
-	cols     arena[ColumnRef]
-	lits     arena[Literal]
-	items    arena[SelectItem]
-	binaries arena[Binary]
-	funcs    arena[Func]
-	queries  arena[Query]
-	selects  arena[Select]
-	joins    arena[Join]
-	tables   arena[TableRef]
-	cases    arena[Case]
-	ctes     arena[CTE]
-	casts    arena[Cast]
-	stars    arena[Star]
-	strBuf   []string
+	cols     slab[ColumnRef]
+	lits     slab[Literal]
+	items    slab[SelectItem]
+	binaries slab[Binary]
+	funcs    slab[Func]
+	queries  slab[Query]
+	selects  slab[Select]
+	joins    slab[Join]
+	tables   slab[TableRef]
+	cases    slab[Case]
+	ctes     slab[CTE]
+	casts    slab[Cast]
+	stars    slab[Star]
+	strBuf   slab[string]
 	// argStack collects function arguments (and cteStack a WITH clause's
 	// CTEs) before they are copied, exactly sized, into a shared block.
 	argStack  []Expr
-	exprBuf   []Expr
+	exprBuf   slab[Expr]
 	cteStack  []*CTE
-	itemBuf   []*SelectItem
-	tablesBuf []TableExpr
+	itemBuf   slab[*SelectItem]
+	tablesBuf slab[TableExpr]
+	whenStack [][2]Expr
+	whensBuf  slab[[2]Expr]
 }
 
-// arena hands out pointers into chunks that grow from 4 to 128 elements,
-// so that rare node types cost little and frequent ones one allocation
-// per 128 nodes.
-type arena[T any] struct{ buf []T }
-
-func (a *arena[T]) alloc() *T {
-	if len(a.buf) == cap(a.buf) {
-		a.buf = make([]T, 0, min(max(2*cap(a.buf), 4), 128))
-	}
-	a.buf = a.buf[:len(a.buf)+1]
-	return &a.buf[len(a.buf)-1]
+// forget and reset apply to every slab (see slab).
+func (m *nodeMem) forget() {
+	m.cols.forget()
+	m.lits.forget()
+	m.items.forget()
+	m.binaries.forget()
+	m.funcs.forget()
+	m.queries.forget()
+	m.selects.forget()
+	m.joins.forget()
+	m.tables.forget()
+	m.cases.forget()
+	m.ctes.forget()
+	m.casts.forget()
+	m.stars.forget()
+	m.strBuf.forget()
+	m.exprBuf.forget()
+	m.itemBuf.forget()
+	m.tablesBuf.forget()
+	m.whensBuf.forget()
 }
 
-// carve returns a slice of length n cut from *buf (refilled with blocks of
-// at least min elements); its capacity is capped so that an append copies.
-func carve[T any](buf *[]T, n, minBlock int) []T {
-	if cap(*buf)-len(*buf) < n {
-		*buf = make([]T, 0, max(minBlock, n))
-	}
-	l := len(*buf)
-	*buf = (*buf)[:l+n]
-	return (*buf)[l : l+n : l+n]
+func (m *nodeMem) reset() {
+	m.cols.reset()
+	m.lits.reset()
+	m.items.reset()
+	m.binaries.reset()
+	m.funcs.reset()
+	m.queries.reset()
+	m.selects.reset()
+	m.joins.reset()
+	m.tables.reset()
+	m.cases.reset()
+	m.ctes.reset()
+	m.casts.reset()
+	m.stars.reset()
+	m.strBuf.reset()
+	m.exprBuf.reset()
+	m.itemBuf.reset()
+	m.tablesBuf.reset()
+	m.whensBuf.reset()
 }
+
+// nodeBlock bounds the chunk size of node slabs.
+const nodeBlock = 128
 
 // strs returns an empty slice with capacity n carved from a shared block;
 // the capped capacity makes an append past n copy instead of overwriting.
-func (p *parser) strs(n int) []string {
-	if cap(p.strBuf)-len(p.strBuf) < n {
-		p.strBuf = make([]string, 0, max(256, n))
-	}
-	l := len(p.strBuf)
-	p.strBuf = p.strBuf[:l+n]
-	return p.strBuf[l : l : l+n]
-}
+func (p *parser) strs(n int) []string { return p.strBuf.take(n, 256)[:0] }
 
 func describe(t Token) string {
 	switch t.Kind {
@@ -236,28 +283,177 @@ func (p *parser) enter() {
 
 func (p *parser) leave() { p.depth-- }
 
-func isKw(t Token, kw string) bool { return t.Kind == Ident && t.Upper() == kw }
-
-func (p *parser) isKw(kw string) bool { return isKw(p.peek(), kw) }
-
 func (p *parser) isOp(op string) bool {
 	t := p.peek()
 	return t.Kind == Op && t.Text == op
 }
 
-func (p *parser) acceptKw(kws ...string) bool {
-	for j, kw := range kws {
-		if !isKw(p.peekN(j), kw) {
+// Keyword indexes the parser compares tokens against: comparing a
+// token's index is cheaper than comparing its upper-cased text.
+var (
+	kwALL           = mustKeyword("ALL")
+	kwAND           = mustKeyword("AND")
+	kwANTI          = mustKeyword("ANTI")
+	kwANY           = mustKeyword("ANY")
+	kwAPPLY         = mustKeyword("APPLY")
+	kwARRAY         = mustKeyword("ARRAY")
+	kwAS            = mustKeyword("AS")
+	kwASC           = mustKeyword("ASC")
+	kwASOF          = mustKeyword("ASOF")
+	kwAT            = mustKeyword("AT")
+	kwBEFORE        = mustKeyword("BEFORE")
+	kwBETWEEN       = mustKeyword("BETWEEN")
+	kwBOTH          = mustKeyword("BOTH")
+	kwBY            = mustKeyword("BY")
+	kwCASE          = mustKeyword("CASE")
+	kwCHANGES       = mustKeyword("CHANGES")
+	kwCLUSTER       = mustKeyword("CLUSTER")
+	kwCOLLATE       = mustKeyword("COLLATE")
+	kwCOLUMNS       = mustKeyword("COLUMNS")
+	kwCORRESPONDING = mustKeyword("CORRESPONDING")
+	kwCREATE        = mustKeyword("CREATE")
+	kwCROSS         = mustKeyword("CROSS")
+	kwCUBE          = mustKeyword("CUBE")
+	kwDEFAULT       = mustKeyword("DEFAULT")
+	kwDESC          = mustKeyword("DESC")
+	kwDISTINCT      = mustKeyword("DISTINCT")
+	kwDISTRIBUTE    = mustKeyword("DISTRIBUTE")
+	kwDIV           = mustKeyword("DIV")
+	kwELSE          = mustKeyword("ELSE")
+	kwEND           = mustKeyword("END")
+	kwESCAPE        = mustKeyword("ESCAPE")
+	kwEXCEPT        = mustKeyword("EXCEPT")
+	kwEXCLUDE       = mustKeyword("EXCLUDE")
+	kwFALSE         = mustKeyword("FALSE")
+	kwFETCH         = mustKeyword("FETCH")
+	kwFILTER        = mustKeyword("FILTER")
+	kwFINAL         = mustKeyword("FINAL")
+	kwFIRST         = mustKeyword("FIRST")
+	kwFOR           = mustKeyword("FOR")
+	kwFORMAT        = mustKeyword("FORMAT")
+	kwFROM          = mustKeyword("FROM")
+	kwFULL          = mustKeyword("FULL")
+	kwGROUP         = mustKeyword("GROUP")
+	kwGROUPING      = mustKeyword("GROUPING")
+	kwGROUPS        = mustKeyword("GROUPS")
+	kwHAVING        = mustKeyword("HAVING")
+	kwIGNORE        = mustKeyword("IGNORE")
+	kwILIKE         = mustKeyword("ILIKE")
+	kwIN            = mustKeyword("IN")
+	kwINCLUDE       = mustKeyword("INCLUDE")
+	kwINNER         = mustKeyword("INNER")
+	kwINSERT        = mustKeyword("INSERT")
+	kwINTERSECT     = mustKeyword("INTERSECT")
+	kwINTO          = mustKeyword("INTO")
+	kwIS            = mustKeyword("IS")
+	kwISNULL        = mustKeyword("ISNULL")
+	kwJOIN          = mustKeyword("JOIN")
+	kwLAST          = mustKeyword("LAST")
+	kwLATERAL       = mustKeyword("LATERAL")
+	kwLEADING       = mustKeyword("LEADING")
+	kwLEFT          = mustKeyword("LEFT")
+	kwLIKE          = mustKeyword("LIKE")
+	kwLIMIT         = mustKeyword("LIMIT")
+	kwMATERIALIZED  = mustKeyword("MATERIALIZED")
+	kwMOD           = mustKeyword("MOD")
+	kwNAME          = mustKeyword("NAME")
+	kwNATURAL       = mustKeyword("NATURAL")
+	kwNEXT          = mustKeyword("NEXT")
+	kwNOT           = mustKeyword("NOT")
+	kwNOTNULL       = mustKeyword("NOTNULL")
+	kwNULL          = mustKeyword("NULL")
+	kwNULLS         = mustKeyword("NULLS")
+	kwOF            = mustKeyword("OF")
+	kwOFFSET        = mustKeyword("OFFSET")
+	kwON            = mustKeyword("ON")
+	kwONLY          = mustKeyword("ONLY")
+	kwOR            = mustKeyword("OR")
+	kwORDER         = mustKeyword("ORDER")
+	kwOUTER         = mustKeyword("OUTER")
+	kwOVER          = mustKeyword("OVER")
+	kwPARTITION     = mustKeyword("PARTITION")
+	kwPIVOT         = mustKeyword("PIVOT")
+	kwPOSITIONAL    = mustKeyword("POSITIONAL")
+	kwQUALIFY       = mustKeyword("QUALIFY")
+	kwRANGE         = mustKeyword("RANGE")
+	kwRECURSIVE     = mustKeyword("RECURSIVE")
+	kwREGEXP        = mustKeyword("REGEXP")
+	kwRENAME        = mustKeyword("RENAME")
+	kwREPEATABLE    = mustKeyword("REPEATABLE")
+	kwREPLACE       = mustKeyword("REPLACE")
+	kwRESPECT       = mustKeyword("RESPECT")
+	kwRIGHT         = mustKeyword("RIGHT")
+	kwRLIKE         = mustKeyword("RLIKE")
+	kwROLLUP        = mustKeyword("ROLLUP")
+	kwROW           = mustKeyword("ROW")
+	kwROWS          = mustKeyword("ROWS")
+	kwSAMPLE        = mustKeyword("SAMPLE")
+	kwSEED          = mustKeyword("SEED")
+	kwSELECT        = mustKeyword("SELECT")
+	kwSEMI          = mustKeyword("SEMI")
+	kwSEPARATOR     = mustKeyword("SEPARATOR")
+	kwSETS          = mustKeyword("SETS")
+	kwSIMILAR       = mustKeyword("SIMILAR")
+	kwSOME          = mustKeyword("SOME")
+	kwSORT          = mustKeyword("SORT")
+	kwSYMMETRIC     = mustKeyword("SYMMETRIC")
+	kwSYSTEMTIME    = mustKeyword("SYSTEM_TIME")
+	kwTABLE         = mustKeyword("TABLE")
+	kwTABLESAMPLE   = mustKeyword("TABLESAMPLE")
+	kwTEMP          = mustKeyword("TEMP")
+	kwTEMPORARY     = mustKeyword("TEMPORARY")
+	kwTHEN          = mustKeyword("THEN")
+	kwTIES          = mustKeyword("TIES")
+	kwTIME          = mustKeyword("TIME")
+	kwTIMESTAMP     = mustKeyword("TIMESTAMP")
+	kwTO            = mustKeyword("TO")
+	kwTOP           = mustKeyword("TOP")
+	kwTRAILING      = mustKeyword("TRAILING")
+	kwTRUE          = mustKeyword("TRUE")
+	kwUNION         = mustKeyword("UNION")
+	kwUNKNOWN       = mustKeyword("UNKNOWN")
+	kwUNNEST        = mustKeyword("UNNEST")
+	kwUNPIVOT       = mustKeyword("UNPIVOT")
+	kwUSING         = mustKeyword("USING")
+	kwVALUES        = mustKeyword("VALUES")
+	kwVERSION       = mustKeyword("VERSION")
+	kwVIEW          = mustKeyword("VIEW")
+	kwWHEN          = mustKeyword("WHEN")
+	kwWHERE         = mustKeyword("WHERE")
+	kwWINDOW        = mustKeyword("WINDOW")
+	kwWITH          = mustKeyword("WITH")
+	kwWITHIN        = mustKeyword("WITHIN")
+	kwZONE          = mustKeyword("ZONE")
+)
+
+// mustKeyword returns the keywordNames index of w, which must be listed.
+func mustKeyword(w string) uint16 {
+	k := keywordIndex(w)
+	if k == 0 || keywordNames[k] != w {
+		panic("sqlparse: " + w + " is missing from keywordList")
+	}
+	return k
+}
+
+// isKwID reports whether t is the unquoted keyword with index id.
+func isKwID(t Token, id uint16) bool { return t.kw == id }
+
+func (p *parser) isKwID(id uint16) bool { return isKwID(p.peek(), id) }
+
+// acceptKwID consumes the keywords ids if they come next.
+func (p *parser) acceptKwID(ids ...uint16) bool {
+	for j, id := range ids {
+		if !isKwID(p.peekN(j), id) {
 			return false
 		}
 	}
-	p.i += len(kws)
+	p.i += len(ids)
 	return true
 }
 
-func (p *parser) expectKw(kw string) {
-	if !p.acceptKw(kw) {
-		p.fail("expected %s, found %s", kw, describe(p.peek()))
+func (p *parser) expectKwID(id uint16) {
+	if !p.acceptKwID(id) {
+		p.fail("expected %s, found %s", keywordNames[id], describe(p.peek()))
 	}
 }
 
@@ -318,27 +514,34 @@ func (p *parser) parseIdentList() []string {
 
 func (p *parser) startsQuery() bool {
 	t := p.peek()
-	return isKw(t, "SELECT") || isKw(t, "WITH") || isKw(t, "VALUES") || isKw(t, "FROM") || isKw(t, "TABLE") && isIdentTok(p.peekN(1))
+	return isKwID(t, kwSELECT) || isKwID(t, kwWITH) || isKwID(t, kwVALUES) || isKwID(t, kwFROM) || isKwID(t, kwTABLE) && isIdentTok(p.peekN(1))
 }
 
 func (p *parser) parseQuery() *Query {
+	// No defer: it is not open-coded in functions with many returns, and
+	// a failed parse unwinds by panic, after which depth does not matter.
 	p.enter()
-	defer p.leave()
-	q := p.queries.alloc()
+	r := p.parseQueryBody()
+	p.depth--
+	return r
+}
+
+func (p *parser) parseQueryBody() *Query {
+	q := p.queries.alloc(nodeBlock)
 	q.Pos = p.peek().Pos
-	if p.acceptKw("WITH") {
-		q.With = &With{Recursive: p.acceptKw("RECURSIVE")}
+	if p.acceptKwID(kwWITH) {
+		q.With = &With{Recursive: p.acceptKwID(kwRECURSIVE)}
 		mark := len(p.cteStack)
 		for {
-			c := p.ctes.alloc()
+			c := p.ctes.alloc(nodeBlock)
 			c.Pos = p.peek().Pos
 			c.Name, _ = p.parseIdent()
 			if p.isOp("(") {
 				c.Columns = p.parseIdentList()
 			}
-			p.expectKw("AS")
-			p.acceptKw("NOT")
-			p.acceptKw("MATERIALIZED")
+			p.expectKwID(kwAS)
+			p.acceptKwID(kwNOT)
+			p.acceptKwID(kwMATERIALIZED)
 			p.expectOp("(")
 			c.Query = p.parseQuery()
 			p.expectOp(")")
@@ -346,7 +549,7 @@ func (p *parser) parseQuery() *Query {
 			if !p.acceptOp(",") {
 				break
 			}
-			if p.startsQuery() && !p.isKw("WITH") {
+			if p.startsQuery() && !p.isKwID(kwWITH) {
 				break // trailing comma after the last CTE
 			}
 		}
@@ -362,10 +565,10 @@ func (p *parser) parseQuery() *Query {
 func (p *parser) parseQueryTail(q *Query) {
 	for {
 		switch {
-		case p.acceptKw("ORDER", "BY"), p.acceptKw("SORT", "BY"), p.acceptKw("CLUSTER", "BY"), p.acceptKw("DISTRIBUTE", "BY"):
+		case p.acceptKwID(kwORDER, kwBY), p.acceptKwID(kwSORT, kwBY), p.acceptKwID(kwCLUSTER, kwBY), p.acceptKwID(kwDISTRIBUTE, kwBY):
 			q.OrderBy = append(q.OrderBy, p.parseOrderItems()...)
-		case p.acceptKw("LIMIT"):
-			if p.acceptKw("ALL") {
+		case p.acceptKwID(kwLIMIT):
+			if p.acceptKwID(kwALL) {
 				continue
 			}
 			q.Limit = p.parseExpr()
@@ -373,16 +576,16 @@ func (p *parser) parseQueryTail(q *Query) {
 				q.Offset = q.Limit
 				q.Limit = p.parseExpr()
 			}
-		case p.acceptKw("OFFSET"):
+		case p.acceptKwID(kwOFFSET):
 			q.Offset = p.parseExpr()
-			_ = p.acceptKw("ROWS") || p.acceptKw("ROW")
-		case p.acceptKw("FETCH"):
-			_ = p.acceptKw("FIRST") || p.acceptKw("NEXT")
-			if !p.isKw("ROWS") && !p.isKw("ROW") {
+			_ = p.acceptKwID(kwROWS) || p.acceptKwID(kwROW)
+		case p.acceptKwID(kwFETCH):
+			_ = p.acceptKwID(kwFIRST) || p.acceptKwID(kwNEXT)
+			if !p.isKwID(kwROWS) && !p.isKwID(kwROW) {
 				q.Limit = p.parseExpr()
 			}
-			_ = p.acceptKw("ROWS") || p.acceptKw("ROW")
-			_ = p.acceptKw("ONLY") || p.acceptKw("WITH", "TIES")
+			_ = p.acceptKwID(kwROWS) || p.acceptKwID(kwROW)
+			_ = p.acceptKwID(kwONLY) || p.acceptKwID(kwWITH, kwTIES)
 		default:
 			return
 		}
@@ -415,15 +618,15 @@ func (p *parser) parseSetOps(minPrec int) QueryBody {
 		if op.Op == "MINUS" {
 			op.Op = "EXCEPT"
 		}
-		if p.acceptKw("ALL") {
+		if p.acceptKwID(kwALL) {
 			op.All = true
 		} else {
-			p.acceptKw("DISTINCT")
+			p.acceptKwID(kwDISTINCT)
 		}
-		if p.acceptKw("BY", "NAME") {
+		if p.acceptKwID(kwBY, kwNAME) {
 			op.ByName = true
 		}
-		p.acceptKw("CORRESPONDING")
+		p.acceptKwID(kwCORRESPONDING)
 		op.Left = left
 		op.Right = p.parseSetOps(prec + 1)
 		left = op
@@ -431,21 +634,28 @@ func (p *parser) parseSetOps(minPrec int) QueryBody {
 }
 
 func (p *parser) parseSetPrimary() QueryBody {
+	// No defer: it is not open-coded in functions with many returns, and
+	// a failed parse unwinds by panic, after which depth does not matter.
 	p.enter()
-	defer p.leave()
+	r := p.parseSetPrimaryBody()
+	p.depth--
+	return r
+}
+
+func (p *parser) parseSetPrimaryBody() QueryBody {
 	switch {
 	case p.isOp("("):
 		p.i++
 		q := p.parseQuery()
 		p.expectOp(")")
 		return q
-	case p.isKw("SELECT"), p.isKw("FROM"):
+	case p.isKwID(kwSELECT), p.isKwID(kwFROM):
 		return p.parseSelect()
-	case p.isKw("VALUES"):
+	case p.isKwID(kwVALUES):
 		return p.parseValues()
-	case p.isKw("WITH"):
+	case p.isKwID(kwWITH):
 		return p.parseQuery()
-	case p.isKw("TABLE"):
+	case p.isKwID(kwTABLE):
 		p.i++
 		tr := p.parseTableName()
 		return &Select{Items: []*SelectItem{{Star: &Star{}}}, From: []TableExpr{tr}, Pos: tr.Pos}
@@ -455,7 +665,7 @@ func (p *parser) parseSetPrimary() QueryBody {
 }
 
 func (p *parser) parseValues() *Values {
-	p.expectKw("VALUES")
+	p.expectKwID(kwVALUES)
 	v := &Values{}
 	for {
 		if p.acceptOp("(") {
@@ -487,20 +697,20 @@ func (p *parser) isClauseStart() bool {
 		"INTERSECT", "EXCEPT", "MINUS", "OFFSET", "FETCH", "INTO":
 		return true
 	case "SORT", "CLUSTER", "DISTRIBUTE":
-		return isKw(p.peekN(1), "BY")
+		return isKwID(p.peekN(1), kwBY)
 	}
 	return false
 }
 
 func (p *parser) parseSelect() *Select {
-	s := p.selects.alloc()
+	s := p.selects.alloc(nodeBlock)
 	s.Pos = p.peek().Pos
 	sawSelect := false
-	if p.isKw("FROM") {
+	if p.isKwID(kwFROM) {
 		p.i++
 		s.From = p.parseFromList()
 	}
-	if p.acceptKw("SELECT") {
+	if p.acceptKwID(kwSELECT) {
 		sawSelect = true
 		p.parseSelectList(s)
 	} else if s.From == nil {
@@ -511,32 +721,32 @@ func (p *parser) parseSelect() *Select {
 	}
 	for {
 		switch {
-		case s.From == nil && p.acceptKw("FROM"):
+		case s.From == nil && p.acceptKwID(kwFROM):
 			s.From = p.parseFromList()
-		case !sawSelect && p.acceptKw("SELECT"):
+		case !sawSelect && p.acceptKwID(kwSELECT):
 			sawSelect = true
 			s.ImplicitStar = false
 			s.Items = nil
 			p.parseSelectList(s)
-		case p.acceptKw("INTO"):
-			p.acceptKw("TEMP")
-			p.acceptKw("TEMPORARY")
+		case p.acceptKwID(kwINTO):
+			p.acceptKwID(kwTEMP)
+			p.acceptKwID(kwTEMPORARY)
 			p.parseName()
-		case s.Where == nil && p.acceptKw("WHERE"):
+		case s.Where == nil && p.acceptKwID(kwWHERE):
 			s.Where = p.parseExpr()
-		case s.GroupBy == nil && !s.GroupByAll && p.acceptKw("GROUP", "BY"):
+		case s.GroupBy == nil && !s.GroupByAll && p.acceptKwID(kwGROUP, kwBY):
 			p.parseGroupBy(s)
-		case s.Having == nil && p.acceptKw("HAVING"):
+		case s.Having == nil && p.acceptKwID(kwHAVING):
 			s.Having = p.parseExpr()
-		case s.Qualify == nil && p.acceptKw("QUALIFY"):
+		case s.Qualify == nil && p.acceptKwID(kwQUALIFY):
 			s.Qualify = p.parseExpr()
-		case p.acceptKw("WINDOW"):
+		case p.acceptKwID(kwWINDOW):
 			if s.Windows == nil {
 				s.Windows = map[string]*WindowSpec{}
 			}
 			for {
 				name, _ := p.parseIdent()
-				p.expectKw("AS")
+				p.expectKwID(kwAS)
 				p.expectOp("(")
 				s.Windows[strings.ToUpper(name)] = p.parseWindowBody()
 				if !p.acceptOp(",") {
@@ -550,12 +760,12 @@ func (p *parser) parseSelect() *Select {
 }
 
 func (p *parser) parseGroupBy(s *Select) {
-	if p.acceptKw("ALL") {
+	if p.acceptKwID(kwALL) {
 		s.GroupByAll = true
 		return
 	}
 	for {
-		if p.acceptKw("GROUPING", "SETS") {
+		if p.acceptKwID(kwGROUPING, kwSETS) {
 			s.GroupBy = append(s.GroupBy, p.parsePrimary())
 		} else if p.isClauseStart() {
 			return // trailing comma
@@ -566,30 +776,30 @@ func (p *parser) parseGroupBy(s *Select) {
 			break
 		}
 	}
-	if p.acceptKw("WITH", "ROLLUP") || p.acceptKw("WITH", "CUBE") {
+	if p.acceptKwID(kwWITH, kwROLLUP) || p.acceptKwID(kwWITH, kwCUBE) {
 		return
 	}
 }
 
 func (p *parser) parseSelectList(s *Select) {
-	if p.acceptKw("DISTINCT") {
+	if p.acceptKwID(kwDISTINCT) {
 		s.Distinct = true
-		if p.acceptKw("ON") {
+		if p.acceptKwID(kwON) {
 			p.expectOp("(")
 			s.DistinctOn = p.parseExprList()
 			p.expectOp(")")
 		}
 	} else {
-		p.acceptKw("ALL")
+		p.acceptKwID(kwALL)
 	}
-	if p.isKw("TOP") && p.peekN(1).Kind == Number {
+	if p.isKwID(kwTOP) && p.peekN(1).Kind == Number {
 		p.i += 2
 	}
 	// Collect items on a shared stack and copy once: select lists are long
 	// and growing each one was a top allocation site.
 	mark := len(p.itemStack)
 	defer func() {
-		s.Items = carve(&p.itemBuf, len(p.itemStack)-mark, 64)
+		s.Items = p.itemBuf.take(len(p.itemStack)-mark, 256)
 		copy(s.Items, p.itemStack[mark:])
 		clear(p.itemStack[mark:])
 		p.itemStack = p.itemStack[:mark]
@@ -607,12 +817,12 @@ func (p *parser) parseSelectList(s *Select) {
 
 func (p *parser) parseSelectItem() *SelectItem {
 	t := p.peek()
-	it := p.items.alloc()
+	it := p.items.alloc(nodeBlock)
 	it.Pos = t.Pos
 	// *, t.*, db.t.*
 	if t.Kind == Op && t.Text == "*" {
 		p.i++
-		it.Star = p.stars.alloc()
+		it.Star = p.stars.alloc(nodeBlock)
 		p.parseStarModifiers(it.Star)
 		return it
 	}
@@ -631,7 +841,7 @@ func (p *parser) parseSelectItem() *SelectItem {
 				return it
 			}
 		}
-		if isKw(t, "COLUMNS") && p.peekN(1).Kind == Op && p.peekN(1).Text == "(" {
+		if isKwID(t, kwCOLUMNS) && p.peekN(1).Kind == Op && p.peekN(1).Text == "(" {
 			save := p.i
 			p.i += 2
 			st := &Star{Columns: true}
@@ -646,9 +856,9 @@ func (p *parser) parseSelectItem() *SelectItem {
 				p.parseExpr()
 				st.Regex = ""
 			}
-			if p.acceptOp(")") && (p.isClauseStart() || p.isOp(",") || p.isKw("AS") || isIdentTok(p.peek())) {
+			if p.acceptOp(")") && (p.isClauseStart() || p.isOp(",") || p.isKwID(kwAS) || isIdentTok(p.peek())) {
 				it.Star = st
-				if p.acceptKw("AS") {
+				if p.acceptKwID(kwAS) {
 					p.parseIdent()
 				}
 				return it
@@ -664,7 +874,7 @@ func (p *parser) parseSelectItem() *SelectItem {
 // parseAlias reads [AS] alias, accepting a string alias ('name') too.
 func (p *parser) parseAlias(alias *string, quoted *bool) bool {
 	t := p.peek()
-	if isKw(t, "AS") {
+	if isKwID(t, kwAS) {
 		p.i++
 		t = p.peek()
 		if t.Kind == String {
@@ -676,7 +886,7 @@ func (p *parser) parseAlias(alias *string, quoted *bool) bool {
 		*alias, *quoted = p.parseIdent()
 		return true
 	}
-	if t.Kind == QuotedIdent || t.Kind == Ident && !reserved[t.Upper()] {
+	if t.Kind == QuotedIdent || t.Kind == Ident && !reservedKw[t.kw] {
 		p.i++
 		*alias, *quoted = p.identText(t), t.Kind == QuotedIdent
 		return true
@@ -684,7 +894,7 @@ func (p *parser) parseAlias(alias *string, quoted *bool) bool {
 	if t.Kind == String && p.d.Name != "snowflake" {
 		// 'alias' without AS appears in generic and Spark SQL.
 		nt := p.peekN(1)
-		if nt.Kind == EOF || nt.Kind == Op && (nt.Text == "," || nt.Text == ")" || nt.Text == ";") || nt.Kind == Ident && reserved[nt.Upper()] {
+		if nt.Kind == EOF || nt.Kind == Op && (nt.Text == "," || nt.Text == ")" || nt.Text == ";") || nt.Kind == Ident && reservedKw[nt.kw] {
 			p.i++
 			*alias = t.Text
 			*quoted = true
@@ -697,25 +907,25 @@ func (p *parser) parseAlias(alias *string, quoted *bool) bool {
 func (p *parser) parseStarModifiers(st *Star) {
 	for {
 		switch {
-		case p.isKw("ILIKE") && p.peekN(1).Kind == String:
+		case p.isKwID(kwILIKE) && p.peekN(1).Kind == String:
 			st.ILike = p.peekN(1).Text
 			st.HasILike = true
 			p.i += 2
-		case p.isKw("LIKE") && p.peekN(1).Kind == String:
+		case p.isKwID(kwLIKE) && p.peekN(1).Kind == String:
 			st.ILike = p.peekN(1).Text
 			st.HasILike = true
 			p.i += 2
-		case p.isKw("EXCLUDE"):
+		case p.isKwID(kwEXCLUDE):
 			p.i++
 			st.Exclude = append(st.Exclude, p.parseStarNameList()...)
-		case p.isKw("EXCEPT") && p.peekN(1).Kind == Op && p.peekN(1).Text == "(" && !isKw(p.peekN(2), "SELECT") && !isKw(p.peekN(2), "WITH"):
+		case p.isKwID(kwEXCEPT) && p.peekN(1).Kind == Op && p.peekN(1).Text == "(" && !isKwID(p.peekN(2), kwSELECT) && !isKwID(p.peekN(2), kwWITH):
 			p.i++
 			st.Exclude = append(st.Exclude, p.parseStarNameList()...)
-		case p.isKw("REPLACE") && p.peekN(1).Kind == Op && p.peekN(1).Text == "(":
+		case p.isKwID(kwREPLACE) && p.peekN(1).Kind == Op && p.peekN(1).Text == "(":
 			p.i += 2
 			for {
 				it := &SelectItem{Pos: p.peek().Pos, Expr: p.parseExpr()}
-				p.acceptKw("AS")
+				p.acceptKwID(kwAS)
 				it.Alias, it.AliasQuoted = p.parseIdent()
 				st.Replace = append(st.Replace, it)
 				if !p.acceptOp(",") || p.isOp(")") {
@@ -723,12 +933,12 @@ func (p *parser) parseStarModifiers(st *Star) {
 				}
 			}
 			p.expectOp(")")
-		case p.isKw("RENAME"):
+		case p.isKwID(kwRENAME):
 			p.i++
 			paren := p.acceptOp("(")
 			for {
 				from := p.parseDottedLast()
-				p.acceptKw("AS")
+				p.acceptKwID(kwAS)
 				to, _ := p.parseIdent()
 				st.Rename = append(st.Rename, [2]string{from, to})
 				if !paren || !p.acceptOp(",") || p.isOp(")") {
@@ -774,7 +984,7 @@ func (p *parser) parseStarNameList() []string {
 func (p *parser) parseFromList() []TableExpr {
 	first := p.parseJoinTree()
 	if !p.isOp(",") {
-		out := carve(&p.tablesBuf, 1, 16)
+		out := p.tablesBuf.take(1, 64)
 		out[0] = first
 		return out
 	}
@@ -793,42 +1003,42 @@ func (p *parser) parseFromList() []TableExpr {
 func (p *parser) parseJoinTree() TableExpr {
 	left := p.parseTablePrimary()
 	for {
-		if p.isKw("LATERAL") && isKw(p.peekN(1), "VIEW") {
+		if p.isKwID(kwLATERAL) && isKwID(p.peekN(1), kwVIEW) {
 			left = &Join{Type: "CROSS", Left: left, Right: p.parseLateralView()}
 			continue
 		}
 		var j Join
 		save := p.i
-		if p.acceptKw("NATURAL") {
+		if p.acceptKwID(kwNATURAL) {
 			j.Natural = true
 		}
 		switch {
-		case p.acceptKw("JOIN"):
+		case p.acceptKwID(kwJOIN):
 			j.Type = "INNER"
-		case p.acceptKw("INNER", "JOIN"):
+		case p.acceptKwID(kwINNER, kwJOIN):
 			j.Type = "INNER"
-		case p.acceptKw("CROSS", "JOIN"):
+		case p.acceptKwID(kwCROSS, kwJOIN):
 			j.Type = "CROSS"
-		case p.acceptKw("CROSS", "APPLY"):
+		case p.acceptKwID(kwCROSS, kwAPPLY):
 			j.Type = "CROSS"
-		case p.acceptKw("OUTER", "APPLY"):
+		case p.acceptKwID(kwOUTER, kwAPPLY):
 			j.Type = "LEFT"
-		case p.acceptKw("POSITIONAL", "JOIN"):
+		case p.acceptKwID(kwPOSITIONAL, kwJOIN):
 			j.Type = "POSITIONAL"
-		case p.acceptKw("SEMI", "JOIN"), p.acceptKw("LEFT", "SEMI", "JOIN"):
+		case p.acceptKwID(kwSEMI, kwJOIN), p.acceptKwID(kwLEFT, kwSEMI, kwJOIN):
 			j.Type = "SEMI"
-		case p.acceptKw("ANTI", "JOIN"), p.acceptKw("LEFT", "ANTI", "JOIN"):
+		case p.acceptKwID(kwANTI, kwJOIN), p.acceptKwID(kwLEFT, kwANTI, kwJOIN):
 			j.Type = "ANTI"
-		case p.isKw("ASOF"):
+		case p.isKwID(kwASOF):
 			p.i++
 			j.Type = "ASOF"
-			p.acceptKw("LEFT")
-			p.acceptKw("OUTER")
-			p.expectKw("JOIN")
-		case p.isKw("LEFT") || p.isKw("RIGHT") || p.isKw("FULL"):
+			p.acceptKwID(kwLEFT)
+			p.acceptKwID(kwOUTER)
+			p.expectKwID(kwJOIN)
+		case p.isKwID(kwLEFT) || p.isKwID(kwRIGHT) || p.isKwID(kwFULL):
 			j.Type = p.advance().Upper()
-			p.acceptKw("OUTER")
-			if !p.acceptKw("JOIN") {
+			p.acceptKwID(kwOUTER)
+			if !p.acceptKwID(kwJOIN) {
 				p.i = save
 				return left
 			}
@@ -838,12 +1048,12 @@ func (p *parser) parseJoinTree() TableExpr {
 		}
 		j.Left = left
 		j.Right = p.parseTablePrimary()
-		if p.acceptKw("ON") {
+		if p.acceptKwID(kwON) {
 			j.On = p.parseExpr()
-		} else if p.acceptKw("USING") {
+		} else if p.acceptKwID(kwUSING) {
 			j.Using = p.parseIdentList()
 		}
-		jp := p.joins.alloc()
+		jp := p.joins.alloc(nodeBlock)
 		*jp = j
 		left = jp
 	}
@@ -851,15 +1061,15 @@ func (p *parser) parseJoinTree() TableExpr {
 
 // parseLateralView reads Hive/Spark LATERAL VIEW [OUTER] f(args) t AS c1, c2.
 func (p *parser) parseLateralView() TableExpr {
-	p.expectKw("LATERAL")
-	p.expectKw("VIEW")
-	p.acceptKw("OUTER")
+	p.expectKwID(kwLATERAL)
+	p.expectKwID(kwVIEW)
+	p.acceptKwID(kwOUTER)
 	n := p.parseName()
 	tf := &TableFunc{Func: p.parseFuncCall(n), Lateral: true}
-	if t := p.peek(); isIdentTok(t) && !isKw(t, "AS") && !reserved[t.Upper()] {
+	if t := p.peek(); isIdentTok(t) && !isKwID(t, kwAS) && !reservedKw[t.kw] {
 		tf.Alias, _ = p.parseIdent()
 	}
-	if p.acceptKw("AS") {
+	if p.acceptKwID(kwAS) {
 		for {
 			c, _ := p.parseIdent()
 			tf.ColAliases = append(tf.ColAliases, c)
@@ -951,7 +1161,7 @@ func (p *parser) parseNameOpt(hyphens bool) Name {
 func (p *parser) parseTableAlias(alias *string, cols *[]string) {
 	var q bool
 	t := p.peek()
-	if isKw(t, "AS") || t.Kind == QuotedIdent || t.Kind == Ident && !reserved[t.Upper()] && !isTableModifier(t.Upper()) {
+	if isKwID(t, kwAS) || t.Kind == QuotedIdent || t.Kind == Ident && !reservedKw[t.kw] && !isTableModifier(t.Upper()) {
 		if !p.parseAlias(alias, &q) {
 			return
 		}
@@ -970,19 +1180,26 @@ func isTableModifier(u string) bool {
 }
 
 func (p *parser) parseTablePrimary() TableExpr {
+	// No defer: it is not open-coded in functions with many returns, and
+	// a failed parse unwinds by panic, after which depth does not matter.
 	p.enter()
-	defer p.leave()
-	lateral := p.acceptKw("LATERAL")
+	r := p.parseTablePrimaryBody()
+	p.depth--
+	return r
+}
+
+func (p *parser) parseTablePrimaryBody() TableExpr {
+	lateral := p.acceptKwID(kwLATERAL)
 	var te TableExpr
 	t := p.peek()
 	switch {
 	case t.Kind == Op && t.Text == "(":
 		te = p.parseParenTable(lateral)
-	case isKw(t, "VALUES"):
+	case isKwID(t, kwVALUES):
 		vt := &ValuesTable{Values: p.parseValues()}
 		p.parseTableAlias(&vt.Alias, &vt.ColAliases)
 		te = vt
-	case isKw(t, "TABLE") && p.peekN(1).Kind == Op && p.peekN(1).Text == "(":
+	case isKwID(t, kwTABLE) && p.peekN(1).Kind == Op && p.peekN(1).Text == "(":
 		p.i += 2
 		e := p.parseExpr()
 		p.expectOp(")")
@@ -999,7 +1216,7 @@ func (p *parser) parseTablePrimary() TableExpr {
 		tr := &TableRef{Name: Name{Parts: []string{t.Text}, Quoted: 1, Pos: t.Pos}, Pos: t.Pos}
 		p.parseTableAlias(&tr.Alias, &tr.ColAliases)
 		te = tr
-	case t.Kind == Ident && reserved[t.Upper()]:
+	case t.Kind == Ident && reservedKw[t.kw]:
 		p.fail("expected a table, found keyword %s", t.Upper())
 	case isIdentTok(t):
 		n := p.parseNameOpt(p.d.Name == "bigquery" || p.d.Name == "generic")
@@ -1007,14 +1224,14 @@ func (p *parser) parseTablePrimary() TableExpr {
 			f := p.parseFuncCall(n)
 			tf := &TableFunc{Func: f, Lateral: lateral}
 			p.parseTableAlias(&tf.Alias, &tf.ColAliases)
-			if p.acceptKw("WITH", "OFFSET") {
+			if p.acceptKwID(kwWITH, kwOFFSET) {
 				tf.WithOffset = true
 				var q bool
 				p.parseAlias(&tf.OffsetAlias, &q)
 			}
 			te = tf
 		} else {
-			tr := p.tables.alloc()
+			tr := p.tables.alloc(nodeBlock)
 			tr.Name, tr.Pos = n, n.Pos
 			p.skipTableModifiers()
 			p.parseTableAlias(&tr.Alias, &tr.ColAliases)
@@ -1026,9 +1243,9 @@ func (p *parser) parseTablePrimary() TableExpr {
 	p.skipTableModifiers()
 	for {
 		switch {
-		case p.isKw("PIVOT") && p.peekN(1).Kind == Op && p.peekN(1).Text == "(":
+		case p.isKwID(kwPIVOT) && p.peekN(1).Kind == Op && p.peekN(1).Text == "(":
 			te = p.parsePivot(te)
-		case p.isKw("UNPIVOT"):
+		case p.isKwID(kwUNPIVOT):
 			te = p.parseUnpivot(te)
 		default:
 			return te
@@ -1041,11 +1258,11 @@ func (p *parser) parseTablePrimary() TableExpr {
 func (p *parser) skipTableModifiers() {
 	for {
 		switch {
-		case (p.isKw("AT") || p.isKw("BEFORE") || p.isKw("CHANGES")) && p.peekN(1).Kind == Op && p.peekN(1).Text == "(":
+		case (p.isKwID(kwAT) || p.isKwID(kwBEFORE) || p.isKwID(kwCHANGES)) && p.peekN(1).Kind == Op && p.peekN(1).Text == "(":
 			p.i++
 			p.skipParens()
-		case p.isKw("TABLESAMPLE") || p.isKw("SAMPLE") || p.isKw("USING") && isKw(p.peekN(1), "SAMPLE"):
-			if p.acceptKw("USING") {
+		case p.isKwID(kwTABLESAMPLE) || p.isKwID(kwSAMPLE) || p.isKwID(kwUSING) && isKwID(p.peekN(1), kwSAMPLE):
+			if p.acceptKwID(kwUSING) {
 				p.i++
 				for !p.isClauseStart() && !p.isOp(",") && !p.isOp(")") {
 					if p.isOp("(") {
@@ -1063,17 +1280,17 @@ func (p *parser) skipTableModifiers() {
 			if p.isOp("(") {
 				p.skipParens()
 			}
-			if p.acceptKw("REPEATABLE") || p.acceptKw("SEED") {
+			if p.acceptKwID(kwREPEATABLE) || p.acceptKwID(kwSEED) {
 				p.skipParens()
 			}
-		case p.isKw("FOR") && (isKw(p.peekN(1), "SYSTEM_TIME") || isKw(p.peekN(1), "TIMESTAMP") || isKw(p.peekN(1), "VERSION")):
+		case p.isKwID(kwFOR) && (isKwID(p.peekN(1), kwSYSTEMTIME) || isKwID(p.peekN(1), kwTIMESTAMP) || isKwID(p.peekN(1), kwVERSION)):
 			p.i += 2
-			p.acceptKw("AS")
-			p.acceptKw("OF")
+			p.acceptKwID(kwAS)
+			p.acceptKwID(kwOF)
 			p.parseExpr()
-		case p.isKw("FINAL"):
+		case p.isKwID(kwFINAL):
 			p.i++
-		case p.isKw("WITH") && p.peekN(1).Kind == Op && p.peekN(1).Text == "(":
+		case p.isKwID(kwWITH) && p.peekN(1).Kind == Op && p.peekN(1).Text == "(":
 			p.i++
 			p.skipParens()
 		default:
@@ -1121,12 +1338,19 @@ func (p *parser) parseParenTable(lateral bool) TableExpr {
 // SQL needs unbounded lookahead (a '(' may open a query or a join tree).
 func (p *parser) tryParse(f func() any) (v any, ok bool) {
 	save, depth := p.i, p.depth
+	nItems, nArgs, nCTEs, nWhens := len(p.itemStack), len(p.argStack), len(p.cteStack), len(p.whenStack)
 	defer func() {
 		if r := recover(); r != nil {
 			if _, isErr := r.(*Error); !isErr {
 				panic(r)
 			}
 			p.i, p.depth = save, depth
+			// Drop what the failed attempt left on the shared stacks.
+			clear(p.itemStack[nItems:])
+			clear(p.argStack[nArgs:])
+			clear(p.cteStack[nCTEs:])
+			clear(p.whenStack[nWhens:])
+			p.itemStack, p.argStack, p.cteStack, p.whenStack = p.itemStack[:nItems], p.argStack[:nArgs], p.cteStack[:nCTEs], p.whenStack[:nWhens]
 			v, ok = nil, false
 		}
 	}()
@@ -1134,7 +1358,7 @@ func (p *parser) tryParse(f func() any) (v any, ok bool) {
 }
 
 func (p *parser) parsePivot(src TableExpr) TableExpr {
-	p.expectKw("PIVOT")
+	p.expectKwID(kwPIVOT)
 	p.expectOp("(")
 	pv := &Pivot{Source: src}
 	for {
@@ -1145,12 +1369,12 @@ func (p *parser) parsePivot(src TableExpr) TableExpr {
 			break
 		}
 	}
-	for p.acceptKw("FOR") {
+	for p.acceptKwID(kwFOR) {
 		pv.For = append(pv.For, p.parsePivotForTarget())
-		p.expectKw("IN")
+		p.expectKwID(kwIN)
 		p.expectOp("(")
-		if p.acceptKw("ANY") {
-			if p.acceptKw("ORDER", "BY") {
+		if p.acceptKwID(kwANY) {
+			if p.acceptKwID(kwORDER, kwBY) {
 				p.parseOrderItems()
 			}
 		} else if p.startsQuery() {
@@ -1167,10 +1391,10 @@ func (p *parser) parsePivot(src TableExpr) TableExpr {
 		}
 		p.expectOp(")")
 	}
-	if p.acceptKw("GROUP", "BY") {
+	if p.acceptKwID(kwGROUP, kwBY) {
 		p.parseExprList()
 	}
-	if p.acceptKw("DEFAULT", "ON", "NULL") {
+	if p.acceptKwID(kwDEFAULT, kwON, kwNULL) {
 		p.skipParens()
 	}
 	p.expectOp(")")
@@ -1198,8 +1422,8 @@ func (p *parser) parsePivotForTarget() Expr {
 }
 
 func (p *parser) parseUnpivot(src TableExpr) TableExpr {
-	p.expectKw("UNPIVOT")
-	if p.acceptKw("INCLUDE", "NULLS") || p.acceptKw("EXCLUDE", "NULLS") {
+	p.expectKwID(kwUNPIVOT)
+	if p.acceptKwID(kwINCLUDE, kwNULLS) || p.acceptKwID(kwEXCLUDE, kwNULLS) {
 	}
 	p.expectOp("(")
 	up := &Unpivot{Source: src}
@@ -1209,9 +1433,9 @@ func (p *parser) parseUnpivot(src TableExpr) TableExpr {
 		s, _ := p.parseIdent()
 		up.ValueCols = []string{s}
 	}
-	p.expectKw("FOR")
+	p.expectKwID(kwFOR)
 	up.NameCol, _ = p.parseIdent()
-	p.expectKw("IN")
+	p.expectKwID(kwIN)
 	p.expectOp("(")
 	for !p.isOp(")") {
 		it := &SelectItem{Pos: p.peek().Pos}
@@ -1229,7 +1453,7 @@ func (p *parser) parseUnpivot(src TableExpr) TableExpr {
 		} else {
 			it.Expr = &ColumnRef{Name: p.parseName()}
 		}
-		if p.acceptKw("AS") {
+		if p.acceptKwID(kwAS) {
 			t := p.advance()
 			it.Alias = t.Text
 		}
@@ -1266,13 +1490,13 @@ func (p *parser) parseOrderItems() []OrderItem {
 			return out
 		}
 		it := OrderItem{Expr: p.parseExpr()}
-		if p.acceptKw("DESC") {
+		if p.acceptKwID(kwDESC) {
 			it.Desc = true
 		} else {
-			p.acceptKw("ASC")
+			p.acceptKwID(kwASC)
 		}
-		if p.acceptKw("NULLS") {
-			_ = p.acceptKw("FIRST") || p.acceptKw("LAST")
+		if p.acceptKwID(kwNULLS) {
+			_ = p.acceptKwID(kwFIRST) || p.acceptKwID(kwLAST)
 		}
 		out = append(out, it)
 		if !p.acceptOp(",") {
@@ -1283,13 +1507,14 @@ func (p *parser) parseOrderItems() []OrderItem {
 
 func (p *parser) parseExpr() Expr {
 	p.enter()
-	defer p.leave()
-	return p.parseOr()
+	e := p.parseOr()
+	p.depth--
+	return e
 }
 
 func (p *parser) parseOr() Expr {
 	left := p.parseAnd()
-	for p.acceptKw("OR") {
+	for p.acceptKwID(kwOR) {
 		left = &Binary{Op: "OR", Left: left, Right: p.parseAnd()}
 	}
 	return left
@@ -1297,14 +1522,14 @@ func (p *parser) parseOr() Expr {
 
 func (p *parser) parseAnd() Expr {
 	left := p.parseNot()
-	for p.acceptKw("AND") {
+	for p.acceptKwID(kwAND) {
 		left = &Binary{Op: "AND", Left: left, Right: p.parseNot()}
 	}
 	return left
 }
 
 func (p *parser) parseNot() Expr {
-	if p.isKw("NOT") {
+	if p.isKwID(kwNOT) {
 		p.i++
 		p.enter()
 		defer p.leave()
@@ -1313,29 +1538,26 @@ func (p *parser) parseNot() Expr {
 	return p.parseComparison()
 }
 
-var cmpOps = map[string]bool{"=": true, "==": true, "<>": true, "!=": true, "<": true, ">": true, "<=": true, ">=": true,
-	"~": true, "!~": true, "~*": true, "!~*": true, "@>": true, "<@": true, "&&": true, "<=>": true}
-
 func (p *parser) parseComparison() Expr {
 	left := p.parseBinary(0)
 	for {
 		t := p.peek()
-		if t.Kind == Op && cmpOps[t.Text] {
+		if t.Kind == Op && isCmpOp(t.Text) {
 			p.i++
 			// x = ANY(...) / ALL(...)
-			if (p.isKw("ANY") || p.isKw("ALL") || p.isKw("SOME")) && p.peekN(1).Kind == Op && p.peekN(1).Text == "(" {
+			if (p.isKwID(kwANY) || p.isKwID(kwALL) || p.isKwID(kwSOME)) && p.peekN(1).Kind == Op && p.peekN(1).Text == "(" {
 				p.i++
 			}
-			b := p.binaries.alloc()
+			b := p.binaries.alloc(nodeBlock)
 			b.Op, b.Left = t.Text, left
 			b.Right = p.parseBinary(0)
 			left = b
 			continue
 		}
 		not := false
-		if isKw(t, "NOT") {
+		if isKwID(t, kwNOT) {
 			nt := p.peekN(1)
-			if isKw(nt, "IN") || isKw(nt, "LIKE") || isKw(nt, "ILIKE") || isKw(nt, "BETWEEN") || isKw(nt, "RLIKE") || isKw(nt, "REGEXP") || isKw(nt, "SIMILAR") {
+			if isKwID(nt, kwIN) || isKwID(nt, kwLIKE) || isKwID(nt, kwILIKE) || isKwID(nt, kwBETWEEN) || isKwID(nt, kwRLIKE) || isKwID(nt, kwREGEXP) || isKwID(nt, kwSIMILAR) {
 				not = true
 				p.i++
 				t = p.peek()
@@ -1344,28 +1566,28 @@ func (p *parser) parseComparison() Expr {
 			}
 		}
 		switch {
-		case isKw(t, "IS"):
+		case isKwID(t, kwIS):
 			p.i++
-			neg := p.acceptKw("NOT")
+			neg := p.acceptKwID(kwNOT)
 			op := "IS"
 			if neg {
 				op = "IS NOT"
 			}
 			var right Expr
 			switch {
-			case p.acceptKw("DISTINCT", "FROM"):
+			case p.acceptKwID(kwDISTINCT, kwFROM):
 				right = p.parseBinary(0)
 				op += " DISTINCT FROM"
-			case p.isKw("NULL") || p.isKw("TRUE") || p.isKw("FALSE") || p.isKw("UNKNOWN"):
+			case p.isKwID(kwNULL) || p.isKwID(kwTRUE) || p.isKwID(kwFALSE) || p.isKwID(kwUNKNOWN):
 				right = &Literal{Kind: "keyword", Value: p.advance().Upper()}
 			default:
 				right = p.parseBinary(0)
 			}
 			left = &Binary{Op: op, Left: left, Right: right}
-		case isKw(t, "ISNULL") || isKw(t, "NOTNULL"):
+		case isKwID(t, kwISNULL) || isKwID(t, kwNOTNULL):
 			p.i++
 			left = &Unary{Op: t.Upper(), Expr: left}
-		case isKw(t, "IN") && p.peekN(1).Kind == Op && p.peekN(1).Text == "(":
+		case isKwID(t, kwIN) && p.peekN(1).Kind == Op && p.peekN(1).Text == "(":
 			p.i += 2
 			in := &InExpr{Expr: left, Not: not}
 			if p.startsQuery() {
@@ -1375,31 +1597,31 @@ func (p *parser) parseComparison() Expr {
 			}
 			p.expectOp(")")
 			left = in
-		case isKw(t, "IN") && (p.d.Name == "bigquery" || p.d.Name == "generic") && isKw(p.peekN(1), "UNNEST"):
+		case isKwID(t, kwIN) && (p.d.Name == "bigquery" || p.d.Name == "generic") && isKwID(p.peekN(1), kwUNNEST):
 			p.i++
 			left = &InExpr{Expr: left, Not: not, List: []Expr{p.parsePrimary()}}
-		case isKw(t, "LIKE") || isKw(t, "ILIKE") || isKw(t, "RLIKE") || isKw(t, "REGEXP") || isKw(t, "SIMILAR"):
+		case isKwID(t, kwLIKE) || isKwID(t, kwILIKE) || isKwID(t, kwRLIKE) || isKwID(t, kwREGEXP) || isKwID(t, kwSIMILAR):
 			p.i++
 			op := t.Upper()
 			if op == "SIMILAR" {
-				p.expectKw("TO")
+				p.expectKwID(kwTO)
 			}
-			if (p.isKw("ANY") || p.isKw("ALL") || p.isKw("SOME")) && p.peekN(1).Kind == Op && p.peekN(1).Text == "(" {
+			if (p.isKwID(kwANY) || p.isKwID(kwALL) || p.isKwID(kwSOME)) && p.peekN(1).Kind == Op && p.peekN(1).Text == "(" {
 				p.i++
 			}
 			if not {
 				op = "NOT " + op
 			}
 			left = &Binary{Op: op, Left: left, Right: p.parseBinary(0)}
-			if p.acceptKw("ESCAPE") {
+			if p.acceptKwID(kwESCAPE) {
 				p.parseBinary(0)
 			}
-		case isKw(t, "BETWEEN"):
+		case isKwID(t, kwBETWEEN):
 			p.i++
-			p.acceptKw("SYMMETRIC")
+			p.acceptKwID(kwSYMMETRIC)
 			b := &Between{Expr: left, Not: not}
 			b.Lo = p.parseBinary(0)
-			p.expectKw("AND")
+			p.expectKwID(kwAND)
 			b.Hi = p.parseBinary(0)
 			left = b
 		default:
@@ -1411,37 +1633,70 @@ func (p *parser) parseComparison() Expr {
 	}
 }
 
-var binPrec = map[string]int{
-	"|": 1, "&": 2, "<<": 3, ">>": 3, "#": 3,
-	"||": 4, "+": 5, "-": 5, "*": 6, "/": 6, "%": 6, "//": 6, "^": 7, "**": 7,
-	"->": 8, "->>": 8,
+// isCmpOp reports a comparison operator (a switch: no hashing on the hot path).
+func isCmpOp(op string) bool {
+	switch op {
+	case "=", "==", "<>", "!=", "<", ">", "<=", ">=", "~", "!~", "~*", "!~*", "@>", "<@", "&&", "<=>":
+		return true
+	}
+	return false
+}
+
+// binaryPrec is the precedence of a binary operator.
+func binaryPrec(op string) (int, bool) {
+	switch op {
+	case "|":
+		return 1, true
+	case "&":
+		return 2, true
+	case "<<", ">>", "#":
+		return 3, true
+	case "||":
+		return 4, true
+	case "+", "-":
+		return 5, true
+	case "*", "/", "%", "//":
+		return 6, true
+	case "^", "**":
+		return 7, true
+	case "->", "->>":
+		return 8, true
+	}
+	return 0, false
 }
 
 func (p *parser) parseBinary(minPrec int) Expr {
+	// No defer: it is not open-coded in functions with many returns, and
+	// a failed parse unwinds by panic, after which depth does not matter.
 	p.enter()
-	defer p.leave()
+	r := p.parseBinaryBody(minPrec)
+	p.depth--
+	return r
+}
+
+func (p *parser) parseBinaryBody(minPrec int) Expr {
 	left := p.parseUnary()
 	for {
 		t := p.peek()
 		if t.Kind != Op {
-			if isKw(t, "COLLATE") {
+			if isKwID(t, kwCOLLATE) {
 				p.i++
 				p.advance()
 				continue
 			}
-			if isKw(t, "AT") && isKw(p.peekN(1), "TIME") && isKw(p.peekN(2), "ZONE") {
+			if isKwID(t, kwAT) && isKwID(p.peekN(1), kwTIME) && isKwID(p.peekN(2), kwZONE) {
 				p.i += 3
 				left = &Binary{Op: "AT TIME ZONE", Left: left, Right: p.parseUnary()}
 				continue
 			}
-			if isKw(t, "DIV") || isKw(t, "MOD") {
+			if isKwID(t, kwDIV) || isKwID(t, kwMOD) {
 				p.i++
 				left = &Binary{Op: t.Upper(), Left: left, Right: p.parseBinary(7)}
 				continue
 			}
 			return left
 		}
-		prec, ok := binPrec[t.Text]
+		prec, ok := binaryPrec(t.Text)
 		if !ok || prec < minPrec {
 			return left
 		}
@@ -1458,7 +1713,7 @@ func (p *parser) parseBinary(minPrec int) Expr {
 		}
 		p.i++
 		right := p.parseBinary(prec + 1)
-		b := p.binaries.alloc()
+		b := p.binaries.alloc(nodeBlock)
 		b.Op, b.Left, b.Right = t.Text, left, right
 		left = b
 	}
@@ -1484,7 +1739,7 @@ func (p *parser) parsePostfix(e Expr) Expr {
 		switch t.Text {
 		case "::":
 			p.i++
-			c := p.casts.alloc()
+			c := p.casts.alloc(nodeBlock)
 			c.Expr, c.Func = e, "::"
 			c.Type = p.parseType()
 			e = c
@@ -1547,7 +1802,7 @@ func (p *parser) parseType() string {
 		u := p.peek()
 		if u.Kind == Ident && (u.Upper() == "PRECISION" || u.Upper() == "VARYING" || u.Upper() == "UNSIGNED" ||
 			u.Upper() == "ZONE" || u.Upper() == "TIME" || u.Upper() == "LOCAL" ||
-			(u.Upper() == "WITH" || u.Upper() == "WITHOUT") && isKw(p.peekN(1), "TIME")) {
+			(u.Upper() == "WITH" || u.Upper() == "WITHOUT") && isKwID(p.peekN(1), kwTIME)) {
 			p.i++
 			b.WriteString(" " + u.Upper())
 			continue
@@ -1590,7 +1845,7 @@ func (p *parser) parseType() string {
 		p.expectOp("]")
 		b.WriteString("[]")
 	}
-	if p.acceptKw("ARRAY") {
+	if p.acceptKwID(kwARRAY) {
 		b.WriteString("[]")
 	}
 	return b.String()
@@ -1630,13 +1885,20 @@ var typedLiteralTypes = map[string]bool{"DATE": true, "TIMESTAMP": true, "TIME":
 	"NUMERIC": true, "BIGNUMERIC": true, "DECIMAL": true, "UUID": true, "INET": true, "BYTES": true}
 
 func (p *parser) parsePrimary() Expr {
+	// No defer: it is not open-coded in functions with many returns, and
+	// a failed parse unwinds by panic, after which depth does not matter.
 	p.enter()
-	defer p.leave()
+	r := p.parsePrimaryBody()
+	p.depth--
+	return r
+}
+
+func (p *parser) parsePrimaryBody() Expr {
 	t := p.peek()
 	switch t.Kind {
 	case Number:
 		p.i++
-		l := p.lits.alloc()
+		l := p.lits.alloc(nodeBlock)
 		l.Kind, l.Value = "number", t.Text
 		return l
 	case String:
@@ -1644,7 +1906,7 @@ func (p *parser) parsePrimary() Expr {
 		for p.peek().Kind == String {
 			p.i++ // adjacent literals concatenate
 		}
-		l := p.lits.alloc()
+		l := p.lits.alloc(nodeBlock)
 		l.Kind, l.Value = "string", t.Text
 		return l
 	case Param:
@@ -1662,7 +1924,7 @@ func (p *parser) parsePrimary() Expr {
 				return &Subquery{Query: q, Kind: "SCALAR"}
 			}
 			first := p.parseExpr()
-			if p.isKw("UNION") || p.isKw("EXCEPT") || p.isKw("INTERSECT") {
+			if p.isKwID(kwUNION) || p.isKwID(kwEXCEPT) || p.isKwID(kwINTERSECT) {
 				p.fail("parenthesised set operation in an expression is not supported")
 			}
 			if p.acceptOp(")") {
@@ -1726,12 +1988,12 @@ func (p *parser) parsePrimary() Expr {
 			if p.peekN(1).Kind == Op && p.peekN(1).Text == "(" {
 				p.i += 2
 				c := &Cast{Func: t.Upper(), Expr: p.parseExpr()}
-				if p.acceptKw("AS") {
+				if p.acceptKwID(kwAS) {
 					c.Type = p.parseType()
 				} else if p.acceptOp(",") {
 					c.Type = strings.ToUpper(Format(p.parseExpr()))
 				}
-				if p.acceptKw("FORMAT") {
+				if p.acceptKwID(kwFORMAT) {
 					p.parseExpr()
 				}
 				p.expectOp(")")
@@ -1746,7 +2008,7 @@ func (p *parser) parsePrimary() Expr {
 			}
 		case "NULL":
 			p.i++
-			l := p.lits.alloc()
+			l := p.lits.alloc(nodeBlock)
 			l.Kind, l.Value = "null", "NULL"
 			return l
 		case "TRUE", "FALSE":
@@ -1754,13 +2016,13 @@ func (p *parser) parsePrimary() Expr {
 			return &Literal{Kind: "bool", Value: t.Upper()}
 		case "INTERVAL":
 			nt := p.peekN(1)
-			if nt.Kind == String || nt.Kind == Number || nt.Kind == Op && (nt.Text == "(" || nt.Text == "-") || isIdentTok(nt) && !reserved[nt.Upper()] {
+			if nt.Kind == String || nt.Kind == Number || nt.Kind == Op && (nt.Text == "(" || nt.Text == "-") || isIdentTok(nt) && !reservedKw[nt.kw] {
 				p.i++
 				tl := &TypedLiteral{Type: "INTERVAL", Value: p.parseUnary()}
 				if u := p.peek(); u.Kind == Ident && isDatePart(u.Upper()) {
 					p.i++
 					tl.Unit = u.Upper()
-					if p.acceptKw("TO") {
+					if p.acceptKwID(kwTO) {
 						tl.Unit += " TO " + p.advance().Upper()
 					}
 				}
@@ -1781,7 +2043,7 @@ func (p *parser) parsePrimary() Expr {
 				}
 				return &List{Kind: "ARRAY"}
 			}
-			if nt.Kind == Op && nt.Text == "(" && (isKw(p.peekN(2), "SELECT") || isKw(p.peekN(2), "WITH")) {
+			if nt.Kind == Op && nt.Text == "(" && (isKwID(p.peekN(2), kwSELECT) || isKwID(p.peekN(2), kwWITH)) {
 				p.i += 2
 				q := p.parseQuery()
 				p.expectOp(")")
@@ -1823,7 +2085,7 @@ func (p *parser) parsePrimary() Expr {
 				return &TypedLiteral{Type: t.Upper(), Value: &Literal{Kind: "string", Value: p.peekN(-1).Text}}
 			}
 		}
-		if reserved[t.Upper()] && !(p.peekN(1).Kind == Op && p.peekN(1).Text == "(") && t.Upper() != "REPLACE" && t.Upper() != "FILTER" && t.Upper() != "LEFT" && t.Upper() != "RIGHT" {
+		if reservedKw[t.kw] && !(p.peekN(1).Kind == Op && p.peekN(1).Text == "(") && t.Upper() != "REPLACE" && t.Upper() != "FILTER" && t.Upper() != "LEFT" && t.Upper() != "RIGHT" {
 			p.fail("unexpected keyword %s in an expression", t.Upper())
 		}
 	}
@@ -1838,40 +2100,48 @@ func (p *parser) parsePrimary() Expr {
 	if p.isOp("(") {
 		return p.parseFuncCall(n)
 	}
-	c := p.cols.alloc()
+	c := p.cols.alloc(nodeBlock)
 	c.Name = n
 	return c
 }
 
 func (p *parser) parseCase() Expr {
-	p.expectKw("CASE")
-	c := p.cases.alloc()
-	if !p.isKw("WHEN") {
+	p.expectKwID(kwCASE)
+	c := p.cases.alloc(nodeBlock)
+	if !p.isKwID(kwWHEN) {
 		c.Operand = p.parseExpr()
 	}
-	for p.acceptKw("WHEN") {
+	mark := len(p.whenStack)
+	for p.acceptKwID(kwWHEN) {
 		w := p.parseExpr()
-		p.expectKw("THEN")
-		c.Whens = append(c.Whens, [2]Expr{w, p.parseExpr()})
+		p.expectKwID(kwTHEN)
+		then := p.parseExpr()
+		p.whenStack = append(p.whenStack, [2]Expr{w, then})
 	}
-	if p.acceptKw("ELSE") {
+	if k := len(p.whenStack) - mark; k > 0 {
+		c.Whens = p.whensBuf.take(k, 64)
+		copy(c.Whens, p.whenStack[mark:])
+		clear(p.whenStack[mark:])
+		p.whenStack = p.whenStack[:mark]
+	}
+	if p.acceptKwID(kwELSE) {
 		c.Else = p.parseExpr()
 	}
-	p.expectKw("END")
+	p.expectKwID(kwEND)
 	return c
 }
 
 var argSeps = map[string]bool{"FROM": true, "FOR": true, "IN": true, "AS": true, "USING": true, "SEPARATOR": true, "PLACING": true, "AND": false}
 
 func (p *parser) parseFuncCall(n Name) *Func {
-	f := p.funcs.alloc()
+	f := p.funcs.alloc(nodeBlock)
 	f.Name = n
 	p.expectOp("(")
 	mark := len(p.argStack)
-	if p.acceptKw("DISTINCT") {
+	if p.acceptKwID(kwDISTINCT) {
 		f.Distinct = true
 	} else {
-		p.acceptKw("ALL")
+		p.acceptKwID(kwALL)
 	}
 	if p.isOp("*") && (p.peekN(1).Kind == Op && p.peekN(1).Text == ")") {
 		p.i++
@@ -1883,29 +2153,29 @@ func (p *parser) parseFuncCall(n Name) *Func {
 		case t.Kind == Op && t.Text == ",":
 			p.i++
 			continue
-		case isKw(t, "ORDER") && isKw(p.peekN(1), "BY"):
+		case isKwID(t, kwORDER) && isKwID(p.peekN(1), kwBY):
 			p.i += 2
 			f.OrderBy = p.parseOrderItems()
 			continue
-		case (isKw(t, "IGNORE") || isKw(t, "RESPECT")) && isKw(p.peekN(1), "NULLS"):
+		case (isKwID(t, kwIGNORE) || isKwID(t, kwRESPECT)) && isKwID(p.peekN(1), kwNULLS):
 			p.i += 2
 			continue
-		case isKw(t, "LIMIT"):
+		case isKwID(t, kwLIMIT):
 			p.i++
 			p.parseExpr()
 			continue
-		case isKw(t, "SEPARATOR"):
+		case isKwID(t, kwSEPARATOR):
 			p.i++
 			p.parseExpr()
 			continue
-		case (isKw(t, "BOTH") || isKw(t, "LEADING") || isKw(t, "TRAILING")) && !(p.peekN(1).Kind == Op && (p.peekN(1).Text == "," || p.peekN(1).Text == ")")):
+		case (isKwID(t, kwBOTH) || isKwID(t, kwLEADING) || isKwID(t, kwTRAILING)) && !(p.peekN(1).Kind == Op && (p.peekN(1).Text == "," || p.peekN(1).Text == ")")):
 			p.i++
 			p.argStack = append(p.argStack, &Keyword{Word: t.Upper()})
-			if p.acceptKw("FROM") {
+			if p.acceptKwID(kwFROM) {
 				f.Seps = append(f.Seps, "FROM")
 			}
 			continue
-		case p.startsQuery() && !p.isKw("TABLE") && !p.isKw("VALUES") && !p.isKw("FROM"):
+		case p.startsQuery() && !p.isKwID(kwTABLE) && !p.isKwID(kwVALUES) && !p.isKwID(kwFROM):
 			q := p.parseQuery()
 			p.argStack = append(p.argStack, &Subquery{Query: q, Kind: "SCALAR"})
 			continue
@@ -1933,27 +2203,27 @@ func (p *parser) parseFuncCall(n Name) *Func {
 	}
 	p.expectOp(")")
 	if k := len(p.argStack) - mark; k > 0 {
-		f.Args = carve(&p.exprBuf, k, 64)
+		f.Args = p.exprBuf.take(k, 256)
 		copy(f.Args, p.argStack[mark:])
 		clear(p.argStack[mark:])
 		p.argStack = p.argStack[:mark]
 	}
 	for {
 		switch {
-		case p.acceptKw("IGNORE", "NULLS"), p.acceptKw("RESPECT", "NULLS"):
-		case p.isKw("WITHIN") && isKw(p.peekN(1), "GROUP"):
+		case p.acceptKwID(kwIGNORE, kwNULLS), p.acceptKwID(kwRESPECT, kwNULLS):
+		case p.isKwID(kwWITHIN) && isKwID(p.peekN(1), kwGROUP):
 			p.i += 2
 			p.expectOp("(")
-			p.expectKw("ORDER")
-			p.expectKw("BY")
+			p.expectKwID(kwORDER)
+			p.expectKwID(kwBY)
 			f.WithinGroup = p.parseOrderItems()
 			p.expectOp(")")
-		case p.isKw("FILTER") && p.peekN(1).Kind == Op && p.peekN(1).Text == "(":
+		case p.isKwID(kwFILTER) && p.peekN(1).Kind == Op && p.peekN(1).Text == "(":
 			p.i += 2
-			p.acceptKw("WHERE")
+			p.acceptKwID(kwWHERE)
 			f.Filter = p.parseExpr()
 			p.expectOp(")")
-		case p.isKw("OVER"):
+		case p.isKwID(kwOVER):
 			p.i++
 			if p.acceptOp("(") {
 				f.Over = p.parseWindowBody()
@@ -1970,14 +2240,14 @@ func (p *parser) parseFuncCall(n Name) *Func {
 // parseWindowBody parses after the '(' of a window spec through ')'.
 func (p *parser) parseWindowBody() *WindowSpec {
 	w := &WindowSpec{}
-	if t := p.peek(); isIdentTok(t) && !isKw(t, "PARTITION") && !isKw(t, "ORDER") && !isKw(t, "ROWS") && !isKw(t, "RANGE") && !isKw(t, "GROUPS") {
+	if t := p.peek(); isIdentTok(t) && !isKwID(t, kwPARTITION) && !isKwID(t, kwORDER) && !isKwID(t, kwROWS) && !isKwID(t, kwRANGE) && !isKwID(t, kwGROUPS) {
 		p.i++
 		w.Name = strings.ToUpper(t.Text)
 	}
-	if p.acceptKw("PARTITION", "BY") {
+	if p.acceptKwID(kwPARTITION, kwBY) {
 		w.PartitionBy = p.parseExprList()
 	}
-	if p.acceptKw("ORDER", "BY") {
+	if p.acceptKwID(kwORDER, kwBY) {
 		w.OrderBy = p.parseOrderItems()
 	}
 	var frame []string
