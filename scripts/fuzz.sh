@@ -7,6 +7,6 @@ for pkg in $(go list ./...); do
   dir=$(go list -f '{{.Dir}}' "$pkg")
   for f in $(grep -hoE '^func (Fuzz[A-Za-z0-9_]+)' "$dir"/*_test.go 2>/dev/null | awk '{print $2}' | sort -u); do
     echo "fuzz $pkg $f ($dur)" >&2
-    go test -run '^$' -fuzz "^${f}\$" -fuzztime "$dur" "$pkg"
+    timeout 300 go test -run '^$' -fuzz "^${f}\$" -fuzztime "$dur" "$pkg"
   done
 done
