@@ -253,26 +253,46 @@ func (p *ProjectLineage) Impact(changed []NodeColumn) *ImpactResult {
 		}
 	}
 	sc.queue = queue[:0]
-	res.Columns = make([]ImpactedColumn, 0, len(order)+len(extra))
-	perNode := make([][]string, len(g.nodes))
+	res.Columns = make([]ImpactedColumn, len(order), len(order)+len(extra))
+	// Count the reached columns per node first, so that every node's
+	// column list is an exact slice of one shared array.
+	perCount := make([]int32, len(g.nodes))
 	var models []string
-	reached := map[string]bool{}
 	for _, i := range order {
-		nc := g.cols[i]
-		res.Columns = append(res.Columns, ImpactedColumn{Node: nc.Node, Column: nc.Column, Reason: viaNames[via[i]], Depth: int(depth[i]), Via: g.cols[prev[i]], Root: g.cols[root[i]]})
 		ni := g.nodeOf[i]
-		if perNode[ni] == nil {
-			models = append(models, nc.Node)
-			reached[nc.Node] = true
+		if perCount[ni] == 0 {
+			models = append(models, g.nodes[ni])
 		}
+		perCount[ni]++
+	}
+	perNode := make([][]string, len(g.nodes))
+	names := make([]string, len(order))
+	for ni, n := range perCount {
+		if n > 0 {
+			perNode[ni] = names[:0:n]
+			names = names[n:]
+		}
+	}
+	for k, i := range order {
+		nc := g.cols[i]
+		res.Columns[k] = ImpactedColumn{Node: nc.Node, Column: nc.Column, Reason: viaNames[via[i]], Depth: int(depth[i]), Via: g.cols[prev[i]], Root: g.cols[root[i]]}
+		ni := g.nodeOf[i]
 		perNode[ni] = append(perNode[ni], nc.Column)
+	}
+	// reached reports whether a model has a reached column.
+	reachedExtra := map[string]bool{}
+	reached := func(node string) bool {
+		if ni, ok := g.nodeIDs[node]; ok && perCount[ni] > 0 {
+			return true
+		}
+		return reachedExtra[node]
 	}
 	perExtra := map[string][]string{}
 	for _, e := range extra {
 		res.Columns = append(res.Columns, e)
-		if !reached[e.Node] {
+		if !reached(e.Node) {
 			models = append(models, e.Node)
-			reached[e.Node] = true
+			reachedExtra[e.Node] = true
 		}
 		perExtra[e.Node] = append(perExtra[e.Node], e.Column)
 	}
@@ -305,7 +325,7 @@ func (p *ProjectLineage) Impact(changed []NodeColumn) *ImpactResult {
 		}
 		sort.Strings(kids)
 		for _, k := range kids {
-			if reached[k] || listed[k] || changedNodes[k] {
+			if reached(k) || listed[k] || changedNodes[k] {
 				continue
 			}
 			listed[k] = true

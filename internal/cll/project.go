@@ -218,12 +218,29 @@ func (c *Cache) shape(env *dbt.Env) *projectShape {
 
 func buildShape(env *dbt.Env) *projectShape {
 	m := env.Manifest
-	ri := newRelIndex(m)
-	for id := range ri.keys {
-		if cc := catalogColumns(env, id); cc != nil {
-			ri.catalog[id] = catalogCols{cols: cc, hash: namesHash(cc)}
-		}
+	// The relation index and the dependency order are independent: build
+	// them on two cores (this part of a cold analysis is serial).
+	type riResult struct {
+		ri    *relIndex
+		panic any
 	}
+	riDone := make(chan riResult, 1)
+	go func() {
+		// A panic is handed to the caller's goroutine, where it was
+		// raised before this ran concurrently.
+		defer func() {
+			if r := recover(); r != nil {
+				riDone <- riResult{panic: r}
+			}
+		}()
+		ri := newRelIndex(m)
+		for id := range ri.keys {
+			if cc := catalogColumns(env, id); cc != nil {
+				ri.catalog[id] = catalogCols{cols: cc, hash: namesHash(cc)}
+			}
+		}
+		riDone <- riResult{ri: ri}
+	}()
 	var models []string
 	for id, n := range m.Nodes {
 		if n.ResourceType == dbt.Model && n.Enabled() {
@@ -241,7 +258,12 @@ func buildShape(env *dbt.Env) *projectShape {
 			children[p] = append(children[p], id)
 		}
 	}
-	return &projectShape{ri: ri, waves: waves(m, models, isModel), children: children}
+	wv := waves(m, models, isModel)
+	r := <-riDone
+	if r.panic != nil {
+		panic(r.panic)
+	}
+	return &projectShape{ri: r.ri, waves: wv, children: children}
 }
 
 // sqlHash hashes a model's SQL, remembering the result per model while
@@ -681,7 +703,8 @@ next:
 		ml.Structure.normalize()
 		return finish(ml)
 	}
-	a := &analyzer{d: d, schemaList: schema, st: &ModelStructure{}, resMem: &w.mem, canon: canon}
+	a := &w.an
+	*a = analyzer{d: d, schemaList: schema, st: &ModelStructure{}, resMem: &w.mem, canon: canon}
 	res := runAnalysis(a, q)
 	rel := res.rel
 	ml.Opaque, ml.OpaqueReason = res.opaqueReason != "", res.opaqueReason
@@ -716,7 +739,7 @@ next:
 		}
 	}
 	ml.Columns = make([]ModelColumn, len(rel.cols))
-	colDeps := make([][]dep, len(rel.cols))
+	colDeps := w.mem.depLists.take(len(rel.cols), 256)
 	total := 0
 	for i, c := range rel.cols {
 		colDeps[i] = dedupDepsIn(c.l.deps, &w.mem)
@@ -748,6 +771,7 @@ next:
 type worker struct {
 	pp  sqlparse.Parser
 	mem resMem
+	an  analyzer
 }
 
 func finish(ml *ModelLineage) *ModelLineage {

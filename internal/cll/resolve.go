@@ -12,7 +12,46 @@ import (
 	"github.com/ripple-data/ripple/internal/sqlparse"
 )
 
-func equalFold(a, b string) bool { return strings.EqualFold(a, b) }
+// equalFold is strings.EqualFold with a fast path for ASCII, the common
+// case of identifiers.
+func equalFold(a, b string) bool {
+	if len(a) != len(b) {
+		// Only non-ASCII folding (e.g. the Kelvin sign) can match
+		// strings of different lengths.
+		if isASCII(a) && isASCII(b) {
+			return false
+		}
+		return strings.EqualFold(a, b)
+	}
+	for i := 0; i < len(a); i++ {
+		x, y := a[i], b[i]
+		if x|y >= 0x80 {
+			return strings.EqualFold(a[i:], b[i:])
+		}
+		if x == y {
+			continue
+		}
+		if x >= 'A' && x <= 'Z' {
+			x += 'a' - 'A'
+		}
+		if y >= 'A' && y <= 'Z' {
+			y += 'a' - 'A'
+		}
+		if x != y {
+			return false
+		}
+	}
+	return true
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
 
 // dep is a physical column reached by lineage.
 type dep struct {
@@ -146,6 +185,15 @@ type acc struct {
 
 // appendDeps is append(dst, src...) growing into the slab; dst's spare
 // capacity must be its own (slabs and acc hand out capped slices).
+func (m *resMem) appendRcols(dst []rcol, src ...rcol) []rcol {
+	if len(dst)+len(src) <= cap(dst) {
+		return append(dst, src...)
+	}
+	nd := m.rcolBuf.take(max(2*cap(dst), len(dst)+len(src), 4), 512)[:0]
+	nd = append(nd, dst...)
+	return append(nd, src...)
+}
+
 func (m *resMem) appendDeps(dst, src []dep) []dep {
 	if len(dst)+len(src) <= cap(dst) {
 		return append(dst, src...)
@@ -214,6 +262,8 @@ type resMem struct {
 	u64Buf  slab[uint64]
 	srcBuf  slab[*source]
 	strBuf  slab[string]
+	// depLists holds per-column dep lists while results are built.
+	depLists slab[[]dep]
 	// memo remembers the resolution of each column reference of the
 	// expression being analysed, so digesting does not resolve it again.
 	memo []refLin
@@ -233,6 +283,7 @@ func (m *resMem) reset() {
 	m.u64Buf.reset()
 	m.srcBuf.reset()
 	m.strBuf.reset()
+	m.depLists.reset()
 	clear(m.memo)
 	m.memo = m.memo[:0]
 }
@@ -680,12 +731,15 @@ func (a *analyzer) selectBlock(s *sqlparse.Select, env *cteEnv, outer *scope, or
 	for idx, it := range s.Items {
 		if it.Star != nil {
 			cols := a.expandStar(it.Star, sc, env, out)
-			if len(sc.items) == 0 {
+			switch {
+			case len(sc.items) == 0 && idx == len(s.Items)-1:
 				// Share the expansion; the capped capacity makes a later
 				// append copy.
 				sc.items = cols[:len(cols):len(cols)]
-			} else {
-				sc.items = append(sc.items, cols...)
+			case len(sc.items) == 0:
+				sc.items = append(a.rcolBuf.take(len(cols)+len(s.Items)-idx-1, 512)[:0], cols...)
+			default:
+				sc.items = a.appendRcols(sc.items, cols...)
 			}
 			if s.GroupByAll {
 				aggItems = append(aggItems, make([]bool, len(cols))...)
@@ -702,7 +756,7 @@ func (a *analyzer) selectBlock(s *sqlparse.Select, env *cteEnv, outer *scope, or
 			name = a.exprName(it.Expr)
 		}
 		l = classify(it.Expr, l, name)
-		sc.items = append(sc.items, rcol{name: name, l: l})
+		sc.items = a.appendRcols(sc.items, rcol{name: name, l: l})
 		if s.GroupByAll {
 			aggItems = append(aggItems, hasAggregate(it.Expr))
 		}
@@ -1204,7 +1258,7 @@ func (a *analyzer) expandStar(st *sqlparse.Star, sc *scope, env *cteEnv, out *re
 	for _, s := range srcs {
 		n += len(s.rel.cols)
 	}
-	cols := make([]rcol, 0, n)
+	cols := a.rcolBuf.take(n, 512)[:0]
 	seenUsing := map[string]bool(nil)
 	var unknown []*relation
 	for _, s := range srcs {

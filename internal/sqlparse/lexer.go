@@ -87,6 +87,26 @@ func Lex(d Dialect, src string) ([]Token, error) {
 func lexInto(d Dialect, src string, toks []Token) ([]Token, error) {
 	lx := lexer{d: d, src: src, line: 1, lineStart: 0, colAt: 1}
 	for {
+		// Fast paths for the most frequent tokens, appended without
+		// going through next and token.
+		for lx.i < len(src) && src[lx.i] == ' ' {
+			lx.i++
+		}
+		if lx.i < len(src) {
+			c := src[lx.i]
+			switch {
+			case c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z':
+				if lx.i+1 >= len(src) || src[lx.i+1] != '\'' {
+					toks = append(toks, lx.ident())
+					continue
+				}
+			case c == ',' || c == '(' || c == ')' || c == '.' && (lx.i+1 >= len(src) || src[lx.i+1] < '0' || src[lx.i+1] > '9'):
+				start := lx.i
+				lx.i++
+				toks = append(toks, Token{Kind: Op, Text: src[start:lx.i], Pos: lx.pos(start)})
+				continue
+			}
+		}
 		t, err := lx.next()
 		if err != nil {
 			return toks, err
