@@ -40,7 +40,14 @@ const (
 // isFixture reports whether name (a tool, prompt or resource URI) is a
 // conformance fixture.
 func isFixture(name string) bool {
-	return strings.HasPrefix(name, "test_") || strings.HasPrefix(name, "test://") || name == fxSchemaTool
+	switch name {
+	case "test_simple_text", "test_image_content", "test_audio_content", "test_embedded_resource",
+		"test_multiple_content_types", "test_tool_with_logging", "test_error_handling", "test_tool_with_progress",
+		"test_sampling", "test_elicitation", "test_elicitation_sep1034_defaults", "test_elicitation_sep1330_enums",
+		fxSchemaTool, "test_simple_prompt", fxPromptWithArgs, "test_prompt_with_embedded_resource", "test_prompt_with_image":
+		return true
+	}
+	return strings.HasPrefix(name, "test://")
 }
 
 // fixtureOptions adds the server options the fixtures need: completion

@@ -6,9 +6,11 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -26,6 +28,7 @@ func TestConformanceFixtures(t *testing.T) {
 		//lint:ignore SA1019 the suite tests sampling, deprecated by the 2026-07-28 protocol, on 2025-11-25 sessions
 		CreateMessageHandler: func(_ context.Context, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
 			prompt := req.Params.Messages[0].Content.(*mcp.TextContent).Text
+			//lint:ignore SA1019 as above: the result type of the deprecated sampling feature
 			return &mcp.CreateMessageResult{Role: "assistant", Model: "test-model", Content: &mcp.TextContent{Text: "echo " + prompt}}, nil
 		},
 		ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
@@ -127,9 +130,19 @@ func TestConformanceFixtures(t *testing.T) {
 	if _, err := cs.CallTool(ctx, params); err != nil {
 		t.Fatal(err)
 	}
-	mu.Lock()
-	gotLogs, gotProgress := strings.Join(logs, "|"), progress
-	mu.Unlock()
+	// Notifications are delivered asynchronously to the call's answer
+	// (the suite itself waits 200 ms): wait for all of them.
+	var gotLogs string
+	var gotProgress []float64
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		mu.Lock()
+		nLogs := len(logs)
+		gotLogs, gotProgress = strings.Join(logs, "|"), slices.Clone(progress)
+		mu.Unlock()
+		if (nLogs >= 3 && len(gotProgress) >= 3) || time.Now().After(deadline) {
+			break
+		}
+	}
 	if gotLogs != "Tool execution started|Tool processing data|Tool execution completed" {
 		t.Errorf("logs = %q", gotLogs)
 	}

@@ -301,3 +301,15 @@ func errCode(m map[string]any) float64 {
 	c, _ := e["code"].(float64)
 	return c
 }
+
+// withoutFixtures drops the conformance fixtures (present only in builds
+// with -tags conformance) from a listing.
+func withoutFixtures[T any](items []T, name func(T) string) []T {
+	out := items[:0:0]
+	for _, it := range items {
+		if !isFixture(name(it)) {
+			out = append(out, it)
+		}
+	}
+	return out
+}

@@ -199,8 +199,14 @@ func (s *Server) registerTools(single bool) {
 		s.tools[op.Name] = op
 	}
 	s.mu.Unlock()
-	for _, op := range list {
-		s.mcp.AddTool(s.toolFor(op, single), s.handler(op))
+	// Build every tool before adding any, so that the additions land
+	// within the SDK's list_changed debounce window.
+	tools := make([]*mcp.Tool, len(list))
+	for i, op := range list {
+		tools[i] = s.toolFor(op, single)
+	}
+	for i, op := range list {
+		s.mcp.AddTool(tools[i], s.handler(op))
 	}
 }
 

@@ -45,6 +45,7 @@ func TestEveryRegistryOpIsATool(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	res.Tools = withoutFixtures(res.Tools, func(t *mcp.Tool) string { return t.Name })
 	byName := map[string]*mcp.Tool{}
 	for _, tool := range res.Tools {
 		byName[tool.Name] = tool
@@ -337,7 +338,7 @@ func TestModes(t *testing.T) {
 				t.Fatal(err)
 			}
 			var names []string
-			for _, tool := range res.Tools {
+			for _, tool := range withoutFixtures(res.Tools, func(t *mcp.Tool) string { return t.Name }) {
 				names = append(names, tool.Name)
 			}
 			for _, n := range tc.hidden {
@@ -529,7 +530,7 @@ func TestResourcesAndPrompts(t *testing.T) {
 		t.Fatal(err)
 	}
 	var uris []string
-	for _, r := range rl.Resources {
+	for _, r := range withoutFixtures(rl.Resources, func(r *mcp.Resource) string { return r.URI }) {
 		uris = append(uris, r.URI)
 	}
 	slices.Sort(uris)
@@ -537,6 +538,9 @@ func TestResourcesAndPrompts(t *testing.T) {
 		t.Errorf("resources = %v", uris)
 	}
 	tl, err := cs.ListResourceTemplates(ctx, nil)
+	if err == nil {
+		tl.ResourceTemplates = withoutFixtures(tl.ResourceTemplates, func(r *mcp.ResourceTemplate) string { return r.URITemplate })
+	}
 	if err != nil || len(tl.ResourceTemplates) != 1 || tl.ResourceTemplates[0].URITemplate != URINodeTemplate {
 		t.Fatalf("templates = %v %v", tl, err)
 	}
@@ -569,7 +573,7 @@ func TestResourcesAndPrompts(t *testing.T) {
 		t.Fatal(err)
 	}
 	var names []string
-	for _, p := range pl.Prompts {
+	for _, p := range withoutFixtures(pl.Prompts, func(p *mcp.Prompt) string { return p.Name }) {
 		names = append(names, p.Name)
 		if p.Description == "" {
 			t.Errorf("prompt %s has no description", p.Name)
