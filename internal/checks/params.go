@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/ripple-data/ripple/internal/dbt"
 )
 
 // Run types known to Ripple. Checks may only be created for these types.
@@ -293,27 +295,7 @@ func nearMiss(a, b string) bool {
 	if norm(a) == norm(b) {
 		return true
 	}
-	return len(a) > 3 && editDistance(a, b) == 1
-}
-
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
+	return len(a) > 3 && dbt.EditDistance(a, b) == 1
 }
 
 // CanonicalParams returns params as compact JSON with object keys sorted at every level and

@@ -739,7 +739,7 @@ next:
 		}
 	}
 	ml.Columns = make([]ModelColumn, len(rel.cols))
-	colDeps := w.mem.depLists.take(len(rel.cols), 256)
+	colDeps := w.mem.depLists.Take(len(rel.cols), 256)
 	total := 0
 	for i, c := range rel.cols {
 		colDeps[i] = dedupDepsIn(c.l.deps, &w.mem)

@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/ripple-data/ripple/internal/sqlparse"
+
+	"github.com/ripple-data/ripple/internal/slab"
 )
 
 // equalFold is strings.EqualFold with a fast path for ASCII, the common
@@ -189,7 +191,7 @@ func (m *resMem) appendRcols(dst []rcol, src ...rcol) []rcol {
 	if len(dst)+len(src) <= cap(dst) {
 		return append(dst, src...)
 	}
-	nd := m.rcolBuf.take(max(2*cap(dst), len(dst)+len(src), 4), 512)[:0]
+	nd := m.rcolBuf.Take(max(2*cap(dst), len(dst)+len(src), 4), 512)[:0]
 	nd = append(nd, dst...)
 	return append(nd, src...)
 }
@@ -198,7 +200,7 @@ func (m *resMem) appendDeps(dst, src []dep) []dep {
 	if len(dst)+len(src) <= cap(dst) {
 		return append(dst, src...)
 	}
-	nd := m.depBuf.take(max(2*cap(dst), len(dst)+len(src), 4), 512)[:0]
+	nd := m.depBuf.Take(max(2*cap(dst), len(dst)+len(src), 4), 512)[:0]
 	nd = append(nd, dst...)
 	return append(nd, src...)
 }
@@ -252,18 +254,18 @@ type analyzer struct {
 // caller keeps points into it: results copy what they need. A worker
 // resets it between analyses.
 type resMem struct {
-	lins    slab[lin]
-	sources slab[source]
-	rels    slab[relation]
-	scopes  slab[scope]
-	linBuf  slab[lin]
-	depBuf  slab[dep]
-	rcolBuf slab[rcol]
-	u64Buf  slab[uint64]
-	srcBuf  slab[*source]
-	strBuf  slab[string]
+	lins    slab.Slab[lin]
+	sources slab.Slab[source]
+	rels    slab.Slab[relation]
+	scopes  slab.Slab[scope]
+	linBuf  slab.Slab[lin]
+	depBuf  slab.Slab[dep]
+	rcolBuf slab.Slab[rcol]
+	u64Buf  slab.Slab[uint64]
+	srcBuf  slab.Slab[*source]
+	strBuf  slab.Slab[string]
 	// depLists holds per-column dep lists while results are built.
-	depLists slab[[]dep]
+	depLists slab.Slab[[]dep]
 	// memo remembers the resolution of each column reference of the
 	// expression being analysed, so digesting does not resolve it again.
 	memo []refLin
@@ -273,34 +275,34 @@ type resMem struct {
 const resBlock = 256
 
 func (m *resMem) reset() {
-	m.lins.reset()
-	m.sources.reset()
-	m.rels.reset()
-	m.scopes.reset()
-	m.linBuf.reset()
-	m.depBuf.reset()
-	m.rcolBuf.reset()
-	m.u64Buf.reset()
-	m.srcBuf.reset()
-	m.strBuf.reset()
-	m.depLists.reset()
+	m.lins.Reset()
+	m.sources.Reset()
+	m.rels.Reset()
+	m.scopes.Reset()
+	m.linBuf.Reset()
+	m.depBuf.Reset()
+	m.rcolBuf.Reset()
+	m.u64Buf.Reset()
+	m.srcBuf.Reset()
+	m.strBuf.Reset()
+	m.depLists.Reset()
 	clear(m.memo)
 	m.memo = m.memo[:0]
 }
 
 func (a *analyzer) newLin(l lin) *lin {
-	p := a.lins.alloc(resBlock)
+	p := a.lins.Alloc(resBlock)
 	*p = l
 	return p
 }
 
 func (a *analyzer) newSource(s source) *source {
-	p := a.sources.alloc(resBlock)
+	p := a.sources.Alloc(resBlock)
 	*p = s
 	return p
 }
 
-func (a *analyzer) newRel() *relation { return a.rels.alloc(resBlock) }
+func (a *analyzer) newRel() *relation { return a.rels.Alloc(resBlock) }
 
 func (a *analyzer) colDigest(table, col string) uint64 {
 	w := a.tableDigestPrefix(table)
@@ -338,7 +340,7 @@ func (a *analyzer) seeTable(lname string) bool {
 		return false
 	}
 	if a.tableKeys == nil {
-		a.tableKeys = a.strBuf.take(4, 256)[:0]
+		a.tableKeys = a.strBuf.Take(4, 256)[:0]
 	}
 	a.tableKeys = append(a.tableKeys, lname)
 	return true
@@ -707,12 +709,12 @@ type exprCtx struct {
 }
 
 func (a *analyzer) selectBlock(s *sqlparse.Select, env *cteEnv, outer *scope, orderBy []sqlparse.OrderItem) *relation {
-	sc := a.scopes.alloc(resBlock)
+	sc := a.scopes.Alloc(resBlock)
 	*sc = scope{parent: outer, windows: s.Windows, env: env}
 	out := a.newRel()
-	rowParts := a.u64Buf.take(8, 512)[:0]
+	rowParts := a.u64Buf.Take(8, 512)[:0]
 	if len(s.From) > 0 {
-		sc.sources = a.srcBuf.take(4, 512)[:0]
+		sc.sources = a.srcBuf.Take(4, 512)[:0]
 	}
 	for _, te := range s.From {
 		a.addTable(te, sc, env, out, &rowParts)
@@ -737,7 +739,7 @@ func (a *analyzer) selectBlock(s *sqlparse.Select, env *cteEnv, outer *scope, or
 				// append copy.
 				sc.items = cols[:len(cols):len(cols)]
 			case len(sc.items) == 0:
-				sc.items = append(a.rcolBuf.take(len(cols)+len(s.Items)-idx-1, 512)[:0], cols...)
+				sc.items = append(a.rcolBuf.Take(len(cols)+len(s.Items)-idx-1, 512)[:0], cols...)
 			default:
 				sc.items = a.appendRcols(sc.items, cols...)
 			}
@@ -747,7 +749,7 @@ func (a *analyzer) selectBlock(s *sqlparse.Select, env *cteEnv, outer *scope, or
 			continue
 		}
 		if sc.items == nil {
-			sc.items = a.rcolBuf.take(len(s.Items)-idx, 512)[:0]
+			sc.items = a.rcolBuf.Take(len(s.Items)-idx, 512)[:0]
 		}
 		ctx := &exprCtx{sc: sc, aliases: sc.items}
 		l := a.exprLin(it.Expr, ctx)
@@ -1005,9 +1007,9 @@ func (a *analyzer) tableRef(t *sqlparse.TableRef, env *cteEnv) *source {
 	rel.name, rel.physical, rel.dig = name, true, a
 	if cols, ok := a.lookupSchema(name); ok && len(cols) > 0 {
 		// One allocation each for all columns' lineage and deps.
-		lins := a.linBuf.take(len(cols), 512)
-		deps := a.depBuf.take(len(cols), 512)
-		rel.cols = a.rcolBuf.take(len(cols), 512)
+		lins := a.linBuf.Take(len(cols), 512)
+		deps := a.depBuf.Take(len(cols), 512)
+		rel.cols = a.rcolBuf.Take(len(cols), 512)
 		prefix := a.tableDigestPrefix(name)
 		for i, c := range cols {
 			fc := a.foldCol(c)
@@ -1258,7 +1260,7 @@ func (a *analyzer) expandStar(st *sqlparse.Star, sc *scope, env *cteEnv, out *re
 	for _, s := range srcs {
 		n += len(s.rel.cols)
 	}
-	cols := a.rcolBuf.take(n, 512)[:0]
+	cols := a.rcolBuf.Take(n, 512)[:0]
 	seenUsing := map[string]bool(nil)
 	var unknown []*relation
 	for _, s := range srcs {
@@ -1938,7 +1940,7 @@ func dedupDepsIn(ds []dep, mem *resMem) []dep {
 	}
 	var out []dep
 	if mem != nil {
-		out = mem.depBuf.take(len(ds), 512)[:0]
+		out = mem.depBuf.Take(len(ds), 512)[:0]
 	} else {
 		out = make([]dep, 0, len(ds))
 	}

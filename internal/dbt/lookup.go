@@ -96,7 +96,7 @@ func Closest(name string, candidates []string, n int) []string {
 		}
 		seen[c] = true
 		lc := strings.ToLower(c)
-		d := editDistance(lname, lc)
+		d := EditDistance(lname, lc)
 		switch {
 		case strings.HasPrefix(lc, lname) || strings.HasPrefix(lname, lc):
 			d = 0
@@ -121,7 +121,8 @@ func Closest(name string, candidates []string, n int) []string {
 	return out
 }
 
-func editDistance(a, b string) int {
+// EditDistance is the Levenshtein distance between a and b (bytes).
+func EditDistance(a, b string) int {
 	prev := make([]int, len(b)+1)
 	cur := make([]int, len(b)+1)
 	for j := range prev {

@@ -3,6 +3,8 @@ package sqlparse
 import (
 	"fmt"
 	"strings"
+
+	"github.com/ripple-data/ripple/internal/slab"
 )
 
 // maxDepth bounds recursion so hostile input fails cleanly instead of
@@ -155,72 +157,72 @@ type nodeMem struct {
 	itemStack []*SelectItem
 	// Arenas for the most frequent nodes: one allocation per block
 	// instead of one per node.
-	cols     slab[ColumnRef]
-	lits     slab[Literal]
-	items    slab[SelectItem]
-	binaries slab[Binary]
-	funcs    slab[Func]
-	queries  slab[Query]
-	selects  slab[Select]
-	joins    slab[Join]
-	tables   slab[TableRef]
-	cases    slab[Case]
-	ctes     slab[CTE]
-	casts    slab[Cast]
-	stars    slab[Star]
-	strBuf   slab[string]
+	cols     slab.Slab[ColumnRef]
+	lits     slab.Slab[Literal]
+	items    slab.Slab[SelectItem]
+	binaries slab.Slab[Binary]
+	funcs    slab.Slab[Func]
+	queries  slab.Slab[Query]
+	selects  slab.Slab[Select]
+	joins    slab.Slab[Join]
+	tables   slab.Slab[TableRef]
+	cases    slab.Slab[Case]
+	ctes     slab.Slab[CTE]
+	casts    slab.Slab[Cast]
+	stars    slab.Slab[Star]
+	strBuf   slab.Slab[string]
 	// argStack collects function arguments (and cteStack a WITH clause's
 	// CTEs) before they are copied, exactly sized, into a shared block.
 	argStack  []Expr
-	exprBuf   slab[Expr]
+	exprBuf   slab.Slab[Expr]
 	cteStack  []*CTE
-	itemBuf   slab[*SelectItem]
-	tablesBuf slab[TableExpr]
+	itemBuf   slab.Slab[*SelectItem]
+	tablesBuf slab.Slab[TableExpr]
 	whenStack [][2]Expr
-	whensBuf  slab[[2]Expr]
+	whensBuf  slab.Slab[[2]Expr]
 }
 
 // forget and reset apply to every slab (see slab).
 func (m *nodeMem) forget() {
-	m.cols.forget()
-	m.lits.forget()
-	m.items.forget()
-	m.binaries.forget()
-	m.funcs.forget()
-	m.queries.forget()
-	m.selects.forget()
-	m.joins.forget()
-	m.tables.forget()
-	m.cases.forget()
-	m.ctes.forget()
-	m.casts.forget()
-	m.stars.forget()
-	m.strBuf.forget()
-	m.exprBuf.forget()
-	m.itemBuf.forget()
-	m.tablesBuf.forget()
-	m.whensBuf.forget()
+	m.cols.Forget()
+	m.lits.Forget()
+	m.items.Forget()
+	m.binaries.Forget()
+	m.funcs.Forget()
+	m.queries.Forget()
+	m.selects.Forget()
+	m.joins.Forget()
+	m.tables.Forget()
+	m.cases.Forget()
+	m.ctes.Forget()
+	m.casts.Forget()
+	m.stars.Forget()
+	m.strBuf.Forget()
+	m.exprBuf.Forget()
+	m.itemBuf.Forget()
+	m.tablesBuf.Forget()
+	m.whensBuf.Forget()
 }
 
 func (m *nodeMem) reset() {
-	m.cols.reset()
-	m.lits.reset()
-	m.items.reset()
-	m.binaries.reset()
-	m.funcs.reset()
-	m.queries.reset()
-	m.selects.reset()
-	m.joins.reset()
-	m.tables.reset()
-	m.cases.reset()
-	m.ctes.reset()
-	m.casts.reset()
-	m.stars.reset()
-	m.strBuf.reset()
-	m.exprBuf.reset()
-	m.itemBuf.reset()
-	m.tablesBuf.reset()
-	m.whensBuf.reset()
+	m.cols.Reset()
+	m.lits.Reset()
+	m.items.Reset()
+	m.binaries.Reset()
+	m.funcs.Reset()
+	m.queries.Reset()
+	m.selects.Reset()
+	m.joins.Reset()
+	m.tables.Reset()
+	m.cases.Reset()
+	m.ctes.Reset()
+	m.casts.Reset()
+	m.stars.Reset()
+	m.strBuf.Reset()
+	m.exprBuf.Reset()
+	m.itemBuf.Reset()
+	m.tablesBuf.Reset()
+	m.whensBuf.Reset()
 }
 
 // nodeBlock bounds the chunk size of node slabs.
@@ -228,7 +230,7 @@ const nodeBlock = 128
 
 // strs returns an empty slice with capacity n carved from a shared block;
 // the capped capacity makes an append past n copy instead of overwriting.
-func (p *parser) strs(n int) []string { return p.strBuf.take(n, 256)[:0] }
+func (p *parser) strs(n int) []string { return p.strBuf.Take(n, 256)[:0] }
 
 func describe(t Token) string {
 	switch t.Kind {
@@ -527,13 +529,13 @@ func (p *parser) parseQuery() *Query {
 }
 
 func (p *parser) parseQueryBody() *Query {
-	q := p.queries.alloc(nodeBlock)
+	q := p.queries.Alloc(nodeBlock)
 	q.Pos = p.peek().Pos
 	if p.acceptKwID(kwWITH) {
 		q.With = &With{Recursive: p.acceptKwID(kwRECURSIVE)}
 		mark := len(p.cteStack)
 		for {
-			c := p.ctes.alloc(nodeBlock)
+			c := p.ctes.Alloc(nodeBlock)
 			c.Pos = p.peek().Pos
 			c.Name, _ = p.parseIdent()
 			if p.isOp("(") {
@@ -703,7 +705,7 @@ func (p *parser) isClauseStart() bool {
 }
 
 func (p *parser) parseSelect() *Select {
-	s := p.selects.alloc(nodeBlock)
+	s := p.selects.Alloc(nodeBlock)
 	s.Pos = p.peek().Pos
 	sawSelect := false
 	if p.isKwID(kwFROM) {
@@ -799,7 +801,7 @@ func (p *parser) parseSelectList(s *Select) {
 	// and growing each one was a top allocation site.
 	mark := len(p.itemStack)
 	defer func() {
-		s.Items = p.itemBuf.take(len(p.itemStack)-mark, 256)
+		s.Items = p.itemBuf.Take(len(p.itemStack)-mark, 256)
 		copy(s.Items, p.itemStack[mark:])
 		clear(p.itemStack[mark:])
 		p.itemStack = p.itemStack[:mark]
@@ -817,12 +819,12 @@ func (p *parser) parseSelectList(s *Select) {
 
 func (p *parser) parseSelectItem() *SelectItem {
 	t := p.peek()
-	it := p.items.alloc(nodeBlock)
+	it := p.items.Alloc(nodeBlock)
 	it.Pos = t.Pos
 	// *, t.*, db.t.*
 	if t.Kind == Op && t.Text == "*" {
 		p.i++
-		it.Star = p.stars.alloc(nodeBlock)
+		it.Star = p.stars.Alloc(nodeBlock)
 		p.parseStarModifiers(it.Star)
 		return it
 	}
@@ -984,7 +986,7 @@ func (p *parser) parseStarNameList() []string {
 func (p *parser) parseFromList() []TableExpr {
 	first := p.parseJoinTree()
 	if !p.isOp(",") {
-		out := p.tablesBuf.take(1, 64)
+		out := p.tablesBuf.Take(1, 64)
 		out[0] = first
 		return out
 	}
@@ -1053,7 +1055,7 @@ func (p *parser) parseJoinTree() TableExpr {
 		} else if p.acceptKwID(kwUSING) {
 			j.Using = p.parseIdentList()
 		}
-		jp := p.joins.alloc(nodeBlock)
+		jp := p.joins.Alloc(nodeBlock)
 		*jp = j
 		left = jp
 	}
@@ -1231,7 +1233,7 @@ func (p *parser) parseTablePrimaryBody() TableExpr {
 			}
 			te = tf
 		} else {
-			tr := p.tables.alloc(nodeBlock)
+			tr := p.tables.Alloc(nodeBlock)
 			tr.Name, tr.Pos = n, n.Pos
 			p.skipTableModifiers()
 			p.parseTableAlias(&tr.Alias, &tr.ColAliases)
@@ -1548,7 +1550,7 @@ func (p *parser) parseComparison() Expr {
 			if (p.isKwID(kwANY) || p.isKwID(kwALL) || p.isKwID(kwSOME)) && p.peekN(1).Kind == Op && p.peekN(1).Text == "(" {
 				p.i++
 			}
-			b := p.binaries.alloc(nodeBlock)
+			b := p.binaries.Alloc(nodeBlock)
 			b.Op, b.Left = t.Text, left
 			b.Right = p.parseBinary(0)
 			left = b
@@ -1713,7 +1715,7 @@ func (p *parser) parseBinaryBody(minPrec int) Expr {
 		}
 		p.i++
 		right := p.parseBinary(prec + 1)
-		b := p.binaries.alloc(nodeBlock)
+		b := p.binaries.Alloc(nodeBlock)
 		b.Op, b.Left, b.Right = t.Text, left, right
 		left = b
 	}
@@ -1739,7 +1741,7 @@ func (p *parser) parsePostfix(e Expr) Expr {
 		switch t.Text {
 		case "::":
 			p.i++
-			c := p.casts.alloc(nodeBlock)
+			c := p.casts.Alloc(nodeBlock)
 			c.Expr, c.Func = e, "::"
 			c.Type = p.parseType()
 			e = c
@@ -1898,7 +1900,7 @@ func (p *parser) parsePrimaryBody() Expr {
 	switch t.Kind {
 	case Number:
 		p.i++
-		l := p.lits.alloc(nodeBlock)
+		l := p.lits.Alloc(nodeBlock)
 		l.Kind, l.Value = "number", t.Text
 		return l
 	case String:
@@ -1906,7 +1908,7 @@ func (p *parser) parsePrimaryBody() Expr {
 		for p.peek().Kind == String {
 			p.i++ // adjacent literals concatenate
 		}
-		l := p.lits.alloc(nodeBlock)
+		l := p.lits.Alloc(nodeBlock)
 		l.Kind, l.Value = "string", t.Text
 		return l
 	case Param:
@@ -2008,7 +2010,7 @@ func (p *parser) parsePrimaryBody() Expr {
 			}
 		case "NULL":
 			p.i++
-			l := p.lits.alloc(nodeBlock)
+			l := p.lits.Alloc(nodeBlock)
 			l.Kind, l.Value = "null", "NULL"
 			return l
 		case "TRUE", "FALSE":
@@ -2100,14 +2102,14 @@ func (p *parser) parsePrimaryBody() Expr {
 	if p.isOp("(") {
 		return p.parseFuncCall(n)
 	}
-	c := p.cols.alloc(nodeBlock)
+	c := p.cols.Alloc(nodeBlock)
 	c.Name = n
 	return c
 }
 
 func (p *parser) parseCase() Expr {
 	p.expectKwID(kwCASE)
-	c := p.cases.alloc(nodeBlock)
+	c := p.cases.Alloc(nodeBlock)
 	if !p.isKwID(kwWHEN) {
 		c.Operand = p.parseExpr()
 	}
@@ -2119,7 +2121,7 @@ func (p *parser) parseCase() Expr {
 		p.whenStack = append(p.whenStack, [2]Expr{w, then})
 	}
 	if k := len(p.whenStack) - mark; k > 0 {
-		c.Whens = p.whensBuf.take(k, 64)
+		c.Whens = p.whensBuf.Take(k, 64)
 		copy(c.Whens, p.whenStack[mark:])
 		clear(p.whenStack[mark:])
 		p.whenStack = p.whenStack[:mark]
@@ -2134,7 +2136,7 @@ func (p *parser) parseCase() Expr {
 var argSeps = map[string]bool{"FROM": true, "FOR": true, "IN": true, "AS": true, "USING": true, "SEPARATOR": true, "PLACING": true, "AND": false}
 
 func (p *parser) parseFuncCall(n Name) *Func {
-	f := p.funcs.alloc(nodeBlock)
+	f := p.funcs.Alloc(nodeBlock)
 	f.Name = n
 	p.expectOp("(")
 	mark := len(p.argStack)
@@ -2203,7 +2205,7 @@ func (p *parser) parseFuncCall(n Name) *Func {
 	}
 	p.expectOp(")")
 	if k := len(p.argStack) - mark; k > 0 {
-		f.Args = p.exprBuf.take(k, 256)
+		f.Args = p.exprBuf.Take(k, 256)
 		copy(f.Args, p.argStack[mark:])
 		clear(p.argStack[mark:])
 		p.argStack = p.argStack[:mark]
