@@ -104,8 +104,6 @@ type Model struct {
 	AffectedRowCount *int64          `json:"affected_row_count"`
 	DataImpact       string          `json:"data_impact"`
 	NextAction       *NextAction     `json:"next_action"`
-	schemaCompared   bool            `json:"-"`
-	node             *dbt.Node       `json:"-"`
 	pk               *dbt.PrimaryKey `json:"-"`
 }
 
@@ -239,7 +237,7 @@ func Analyze(ctx context.Context, d Deps, in Input) (*Result, error) {
 			continue
 		}
 		m := &Model{Name: n.Name, UniqueID: id, ResourceType: n.ResourceType, Materialized: n.Materialized(),
-			Modifications: []string{}, DataImpact: Potential, node: n}
+			Modifications: []string{}, DataImpact: Potential}
 		if st, ok := cmp.State[id]; ok {
 			s := st.ChangeStatus
 			m.ChangeStatus = &s
@@ -445,7 +443,6 @@ func schemaChanges(ctx context.Context, d Deps, models []*Model, res *Result) {
 			m.SchemaChanges = nil
 			continue
 		}
-		m.schemaCompared = true
 		m.SchemaChanges = changes[m.UniqueID]
 		if m.SchemaChanges == nil {
 			m.SchemaChanges = []SchemaChange{}
@@ -464,7 +461,6 @@ func oneSided(d Deps, m *Model) {
 		m.SchemaChanges = nil
 		return
 	}
-	m.schemaCompared = true
 	m.SchemaChanges = []SchemaChange{}
 	for _, c := range cols {
 		sc := SchemaChange{Column: c.Name, ChangeStatus: status}

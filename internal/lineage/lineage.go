@@ -61,14 +61,6 @@ func Compare(p *dbt.Project) *Comparison {
 
 var ignoredTypes = map[string]bool{dbt.SQLOperation: true, dbt.Operation: true, dbt.Analysis: true}
 
-// Node returns a node by id: the current definition, else the base one.
-func (c *Comparison) Node(id string) (*dbt.Node, bool) {
-	if n, ok := c.Project.Current.Manifest.Node(id); ok {
-		return n, true
-	}
-	return c.Project.Base.Manifest.Node(id)
-}
-
 // ViewAllMaxNodes caps view_mode=all results; changed and impacted nodes are kept first.
 const ViewAllMaxNodes = 300
 
