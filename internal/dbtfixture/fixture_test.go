@@ -14,6 +14,8 @@ import (
 
 	"github.com/ripple-data/ripple/internal/dbt"
 	"github.com/ripple-data/ripple/internal/dbtfixture"
+
+	"github.com/ripple-data/ripple/internal/golden"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata golden files")
@@ -231,22 +233,7 @@ func TestBuildIsIdempotentAndDeterministic(t *testing.T) {
 	if !bytes.Equal(got[0], got[1]) {
 		t.Fatal("two builds of the same scenario differ")
 	}
-	golden := filepath.Join("testdata", "manifests.golden.json")
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(golden, got[0], 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(want, got[0]) {
-		t.Errorf("manifests differ from %s; run go test ./internal/dbtfixture -update and review the diff", golden)
-	}
+	golden.Assert(t, filepath.Join("testdata", "manifests.golden.json"), got[0], *update)
 }
 
 var volatile = regexp.MustCompile(`"(generated_at|invocation_id|created_at|root_path)":\s*("[^"]*"|[0-9.e+-]+)`)

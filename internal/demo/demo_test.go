@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"reflect"
 	"sort"
@@ -15,6 +14,8 @@ import (
 	"testing"
 
 	"github.com/ripple-data/ripple/internal/dbt"
+
+	"github.com/ripple-data/ripple/internal/golden"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/expectations.golden.txt")
@@ -25,22 +26,7 @@ func TestExpectationsGolden(t *testing.T) {
 	for _, e := range Expectations() {
 		fmt.Fprintf(&b, "%-22s %-42s %s\n", e.Feature, e.Subject, e.Finding)
 	}
-	golden := filepath.Join("testdata", "expectations.golden.txt")
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(golden, []byte(b.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if string(want) != b.String() {
-		t.Errorf("expectations differ from %s; run go test ./internal/demo -update and review the diff", golden)
-	}
+	golden.Assert(t, filepath.Join("testdata", "expectations.golden.txt"), []byte(b.String()), *update)
 }
 
 func TestDemo(t *testing.T) {

@@ -3,10 +3,11 @@ package dialect
 import (
 	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ripple-data/ripple/internal/golden"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden from the current output")
@@ -57,21 +58,7 @@ func TestGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := render(d)
-			path := filepath.Join("testdata", name+".golden")
-			if *update {
-				if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run go test ./internal/dialect -update to create it)", err)
-			}
-			if got != string(want) {
-				t.Errorf("%s: SQL differs from golden file (run with -update if intended)\n--- got ---\n%s--- want ---\n%s", path, got, want)
-			}
+			golden.Assert(t, filepath.Join("testdata", name+".golden"), []byte(render(d)), *update)
 		})
 	}
 }

@@ -2,12 +2,13 @@ package diff
 
 import (
 	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/ripple-data/ripple/internal/warehouse"
+
+	"github.com/ripple-data/ripple/internal/golden"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata golden files")
@@ -56,22 +57,7 @@ func TestGoldenSQL(t *testing.T) {
 			for _, s := range sections {
 				b.WriteString("-- " + s.name + "\n" + s.sql + ";\n\n")
 			}
-			file := filepath.Join("testdata", "sql", name+".golden")
-			if *update {
-				if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(file, []byte(b.String()), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(file)
-			if err != nil {
-				t.Fatalf("%v (run go test ./internal/diff -run TestGoldenSQL -update)", err)
-			}
-			if b.String() != string(want) {
-				t.Errorf("generated SQL differs from %s (rerun with -update after checking):\n%s", file, b.String())
-			}
+			golden.Assert(t, filepath.Join("testdata", "sql", name+".golden"), []byte(b.String()), *update)
 		})
 	}
 }

@@ -16,30 +16,16 @@ import (
 	"github.com/ripple-data/ripple/internal/impact"
 	"github.com/ripple-data/ripple/internal/lineage"
 	"github.com/ripple-data/ripple/internal/synth"
+
+	"github.com/ripple-data/ripple/internal/golden"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata golden files")
 
 // golden compares got with testdata/name, rewriting it with -update.
-func golden(t *testing.T, name, got string) {
+func assertGolden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./internal/impact -update)", err)
-	}
-	if string(want) != got {
-		t.Errorf("%s differs from the golden file (run go test ./internal/impact -update after checking the change):\n--- got ---\n%s\n--- want ---\n%s", path, got, want)
-	}
+	golden.Assert(t, filepath.Join("testdata", name), []byte(got), *update)
 }
 
 // shapesScenario has every resource type the renderer draws differently and
@@ -257,7 +243,7 @@ func TestMermaidGolden(t *testing.T) {
 	up := 50.0
 	notes := map[string]impact.Annotation{"model." + pid + ".customers": {RowCountDeltaPct: &up}}
 	res := impact.Mermaid(cmp, allIDs(cmp), notes, 0)
-	golden(t, "mermaid_small.mmd", res.Mermaid)
+	assertGolden(t, "mermaid_small.mmd", res.Mermaid)
 }
 
 // synthComparison is a generated 1,000-model project, shared by the tests

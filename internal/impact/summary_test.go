@@ -60,7 +60,7 @@ func summaryChecks() []impact.SummaryCheck {
 func TestMarkdownGolden(t *testing.T) {
 	cmp := compareFixture(t, shapesScenario)
 	md := impact.Markdown(impact.SummaryInput{Comparison: cmp, Impact: summaryResult(), Checks: summaryChecks()})
-	golden(t, "summary.md", normalise(md))
+	assertGolden(t, "summary.md", normalise(md))
 }
 
 // TestMarkdownCells pins the parts of the summary that must never mislead:

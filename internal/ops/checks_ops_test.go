@@ -18,6 +18,8 @@ import (
 	"github.com/ripple-data/ripple/internal/impact"
 	"github.com/ripple-data/ripple/internal/warehouse"
 	"github.com/ripple-data/ripple/internal/warehouse/duckdb"
+
+	"github.com/ripple-data/ripple/internal/golden"
 )
 
 // This file tests the checks operations (checks_ops.go), the recording of
@@ -692,23 +694,7 @@ func normaliseTimestamps(s string) string { return timestampRE.ReplaceAllString(
 
 func goldenFile(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./internal/ops -update)", err)
-	}
-	if string(want) != got {
-		t.Errorf("%s is out of date (check the change, then go test ./internal/ops -update):\n--- got ---\n%s\n--- want ---\n%s", path, got, want)
-	}
+	golden.Assert(t, filepath.Join("testdata", name), []byte(got), *update)
 }
 
 // TestDefaultStatePath: with no StatePath the store opens

@@ -125,7 +125,7 @@ func TestGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			golden(t, tc.name, v)
+			assertGolden(t, tc.name, v)
 		})
 	}
 }

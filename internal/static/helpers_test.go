@@ -1,7 +1,6 @@
 package static
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"flag"
@@ -11,6 +10,8 @@ import (
 	"time"
 
 	"github.com/ripple-data/ripple/internal/dbt"
+
+	"github.com/ripple-data/ripple/internal/golden"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden.json")
@@ -148,30 +149,9 @@ func loadFixture(t testing.TB, rel string) *Project {
 }
 
 // golden compares v, as indented JSON, with testdata/name.golden.json.
-func golden(t *testing.T, name string, v any) {
+func assertGolden(t *testing.T, name string, v any) {
 	t.Helper()
-	got, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		t.Fatal(err)
-	}
-	got = append(got, '\n')
-	path := filepath.Join("testdata", name+".golden.json")
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./internal/static -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file; run go test ./internal/static -update and review the diff\n--- got ---\n%s", path, truncate(string(got), 4000))
-	}
+	golden.AssertJSON(t, filepath.Join("testdata", name+".golden.json"), v, *update)
 }
 
 func truncate(s string, n int) string {

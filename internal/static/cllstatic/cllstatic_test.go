@@ -1,9 +1,7 @@
 package cllstatic
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"flag"
 	"os"
 	"path/filepath"
@@ -13,6 +11,8 @@ import (
 	"github.com/ripple-data/ripple/internal/cll"
 	"github.com/ripple-data/ripple/internal/dbt"
 	"github.com/ripple-data/ripple/internal/static"
+
+	"github.com/ripple-data/ripple/internal/golden"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden.json")
@@ -38,30 +38,9 @@ func load(t *testing.T, rel string) (*static.Project, *Lineage) {
 	return static.New(env, static.Options{Lineage: lin}), lin
 }
 
-func golden(t *testing.T, name string, v any) {
+func assertGolden(t *testing.T, name string, v any) {
 	t.Helper()
-	got, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		t.Fatal(err)
-	}
-	got = append(got, '\n')
-	path := filepath.Join("testdata", name+".golden.json")
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./internal/static/cllstatic -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file; run with -update and review the diff", path)
-	}
+	golden.AssertJSON(t, filepath.Join("testdata", name+".golden.json"), v, *update)
 }
 
 func TestJoinKeysJaffle(t *testing.T) {
@@ -94,12 +73,12 @@ func TestStaticWithLineage(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			golden(t, fx.name+"_erd", erd)
+			assertGolden(t, fx.name+"_erd", erd)
 			gaps, err := static.TestGaps(ctx, p, static.TestGapsInput{})
 			if err != nil {
 				t.Fatal(err)
 			}
-			golden(t, fx.name+"_test_gaps", gaps)
+			assertGolden(t, fx.name+"_test_gaps", gaps)
 			sum, err := static.Summary(ctx, p, static.SummaryInput{})
 			if err != nil {
 				t.Fatal(err)
@@ -107,12 +86,12 @@ func TestStaticWithLineage(t *testing.T) {
 			if !sum.Lineage.Available || sum.Lineage.Analyzed == 0 {
 				t.Errorf("lineage coverage = %+v", sum.Lineage)
 			}
-			golden(t, fx.name+"_lineage_coverage", sum.Lineage)
+			assertGolden(t, fx.name+"_lineage_coverage", sum.Lineage)
 			ol, err := static.OpenLineage(ctx, p, static.OpenLineageInput{Models: []string{"orders"}})
 			if err != nil {
 				t.Fatal(err)
 			}
-			golden(t, fx.name+"_openlineage_orders", ol)
+			assertGolden(t, fx.name+"_openlineage_orders", ol)
 		})
 	}
 }
