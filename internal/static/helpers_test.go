@@ -148,15 +148,8 @@ func loadFixture(t testing.TB, rel string) *Project {
 	return New(env, Options{Now: func() time.Time { return time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC) }})
 }
 
-// golden compares v, as indented JSON, with testdata/name.golden.json.
+// assertGolden compares v, as indented JSON, with testdata/name.golden.json.
 func assertGolden(t *testing.T, name string, v any) {
 	t.Helper()
 	golden.AssertJSON(t, filepath.Join("testdata", name+".golden.json"), v, *update)
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
 }
