@@ -126,11 +126,12 @@ var eqRe = regexp.MustCompile(`([A-Za-z_][\w$]*(?:\s*\.\s*"?[A-Za-z_][\w$]*"?)*|
 //
 // Joins on columns renamed inside CTEs are skipped (no guess).
 func joinKeys(model string, ml *cll.ModelLineage, rel map[string]string) []static.JoinEvidence {
-	// Project analysis keeps only flags; the full structure has the joins.
-	st := ml.ModelStructure()
-	if len(st.Joins) == 0 {
+	// Project analysis lists joins without their condition text; only a
+	// model that joins is re-parsed for the full structure.
+	if ml.Structure == nil || len(ml.Structure.Joins) == 0 {
 		return nil
 	}
+	st := ml.ModelStructure()
 	byCol := map[string][]string{} // lower column → nodes with it in row deps
 	for _, d := range ml.RowDeps {
 		if d.Node == "" {
