@@ -76,17 +76,16 @@ func (l *impactLineage) Reach(_ context.Context, changes []impact.ColumnChange) 
 	for _, ch := range changes {
 		cols := ch.Columns
 		if ch.RowSetChanged || ch.Category == "unknown" {
+			// Every column of the node counts: its own outputs when it has
+			// lineage, else (seeds, snapshots, opaque SQL) the columns that
+			// downstream models read from it.
 			cols = nil
-			if m, ok := l.current.Models[ch.ModelID]; ok {
+			if m, ok := l.current.Models[ch.ModelID]; ok && !m.Opaque {
 				for _, c := range m.Columns {
 					cols = append(cols, c.Name)
 				}
-			}
-			if len(cols) == 0 {
-				// Nothing known about its columns: everything downstream is reached.
-				for id := range l.current.Models {
-					start = append(start, cll.NodeColumn{Node: id, Column: "*"})
-				}
+			} else {
+				cols = columnsReadFrom(l.current, ch.ModelID)
 			}
 		}
 		for _, c := range cols {
@@ -135,6 +134,31 @@ func (l *impactLineage) Reach(_ context.Context, changes []impact.ColumnChange) 
 	for _, u := range res.NotReached {
 		out.NotReached[u.Node] = u.Reads
 	}
+	return out
+}
+
+// columnsReadFrom lists the columns of node that any model reads, as values
+// or to shape rows.
+func columnsReadFrom(pl *cll.ProjectLineage, node string) []string {
+	seen := map[string]bool{}
+	var out []string
+	add := func(d cll.ColumnDep) {
+		if d.Node == node && !seen[strings.ToLower(d.Column)] {
+			seen[strings.ToLower(d.Column)] = true
+			out = append(out, d.Column)
+		}
+	}
+	for _, m := range pl.Models {
+		for _, c := range m.Columns {
+			for _, d := range c.Deps {
+				add(d)
+			}
+		}
+		for _, d := range m.RowDeps {
+			add(d)
+		}
+	}
+	sort.Strings(out)
 	return out
 }
 

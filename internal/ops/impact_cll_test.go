@@ -66,3 +66,20 @@ func TestImpactAnalysisPrunesWithColumnLineage(t *testing.T) {
 		model(t, r, "open_items")
 	})
 }
+
+// A modified seed has no column lineage of its own; the models reading it
+// must stay impacted.
+func TestImpactAnalysisKeepsReadersOfAModifiedSeed(t *testing.T) {
+	scenario := func(p *dbtfixture.Project) {
+		p.SeedSides("raw_prices", dbtfixture.CSV("id,price\n1,10\n2,20\n"), dbtfixture.CSV("id,price\n1,10\n2,25\n"))
+		prices := "select id, price from {{ ref('raw_prices') }}"
+		p.Model("prices", dbtfixture.Table, prices, prices).Tests(dbtfixture.Unique("id"))
+	}
+	onEveryWarehouse(t, scenario, func(t *testing.T, e *env) {
+		r := callOp[impact.Result](t, e.session, "impact_analysis", map[string]any{})
+		m := model(t, r, "prices")
+		if m.Classification != "downstream" || m.DataImpact != impact.Confirmed || *m.AffectedRowCount != 1 {
+			t.Errorf("prices = %s %s %v (pruned: %+v)", m.Classification, m.DataImpact, deref(m.AffectedRowCount), r.NotImpactedByColumnLineage)
+		}
+	})
+}
