@@ -150,7 +150,7 @@ func NewRootCmd(ios IOStreams) *cobra.Command {
 			root.AddCommand(opCommand(g, ios, op))
 		}
 	}
-	for _, extra := range extraCommands {
+	for _, extra := range extraCommands() {
 		root.AddCommand(extra(g, ios, reg))
 	}
 	root.AddCommand(&cobra.Command{
@@ -167,8 +167,12 @@ func NewRootCmd(ios IOStreams) *cobra.Command {
 	return root
 }
 
-// extraCommands are hand-written commands registered by other files.
-var extraCommands = []func(g *Globals, ios IOStreams, reg *ops.Registry) *cobra.Command{newMCPCommand}
+// extraCommands are the hand-written commands (not generated from an operation).
+func extraCommands() []func(g *Globals, ios IOStreams, reg *ops.Registry) *cobra.Command {
+	return []func(g *Globals, ios IOStreams, reg *ops.Registry) *cobra.Command{
+		newMCPCommand, newDemoCmd, newRunCmd, newCheckBaseCmd, newSQLLineageCmd,
+	}
+}
 
 func envOr(key, def string) string {
 	if v := os.Getenv(key); v != "" {

@@ -18,8 +18,6 @@ import (
 	"github.com/ripple-data/ripple/internal/warehouse/open"
 )
 
-func init() { extraCommands = append(extraCommands, newDemoCmd) }
-
 // demoOptions are the flags of `ripple demo`.
 type demoOptions struct {
 	Dir string

@@ -17,8 +17,6 @@ import (
 	"github.com/ripple-data/ripple/internal/ops"
 )
 
-func init() { extraCommands = append(extraCommands, newRunCmd, newCheckBaseCmd) }
-
 // runOptions are the flags of `ripple run`.
 type runOptions struct {
 	Config         string

@@ -10,8 +10,6 @@ import (
 	"github.com/ripple-data/ripple/internal/ops"
 )
 
-func init() { extraCommands = append(extraCommands, newSQLLineageCmd) }
-
 // sqlLineageOptions are the flags of `ripple sql-lineage`.
 type sqlLineageOptions struct {
 	Dialect string

@@ -92,15 +92,18 @@ func (r *Registry) Get(name string) (*Op, bool) {
 	return op, ok
 }
 
-var schemaOptions = &jsonschema.ForOptions{
-	IgnoreInvalidTypes: true,
-	TypeSchemas: map[reflect.Type]*jsonschema.Schema{
-		reflect.TypeFor[json.RawMessage](): {},
-		// A key is one column name or a list of them.
-		reflect.TypeFor[diff.Keys](): {AnyOf: []*jsonschema.Schema{
-			{Type: "string"}, {Type: "array", Items: &jsonschema.Schema{Type: "string"}},
-		}},
-	},
+// schemaOptions maps the types whose JSON form the reflection cannot see.
+func schemaOptions() *jsonschema.ForOptions {
+	return &jsonschema.ForOptions{
+		IgnoreInvalidTypes: true,
+		TypeSchemas: map[reflect.Type]*jsonschema.Schema{
+			reflect.TypeFor[json.RawMessage](): {},
+			// A key is one column name or a list of them.
+			reflect.TypeFor[diff.Keys](): {AnyOf: []*jsonschema.Schema{
+				{Type: "string"}, {Type: "array", Items: &jsonschema.Schema{Type: "string"}},
+			}},
+		},
+	}
 }
 
 // Add registers an operation. run receives a validated, decoded input.
@@ -109,14 +112,15 @@ func Add[In, Out any](r *Registry, spec Spec, run func(ctx context.Context, s *S
 	if _, dup := r.byName[spec.Name]; dup {
 		panic("ops: duplicate operation " + spec.Name) // programming error at start-up
 	}
-	in, err := jsonschema.For[In](schemaOptions)
+	opts := schemaOptions()
+	in, err := jsonschema.For[In](opts)
 	if err != nil {
 		panic(fmt.Sprintf("ops: input schema of %s: %v", spec.Name, err))
 	}
 	// Unknown arguments are rejected: a misspelt parameter must not be
 	// silently ignored by an agent.
 	in.AdditionalProperties = &jsonschema.Schema{Not: &jsonschema.Schema{}}
-	out, err := jsonschema.For[Out](schemaOptions)
+	out, err := jsonschema.For[Out](opts)
 	if err != nil {
 		panic(fmt.Sprintf("ops: output schema of %s: %v", spec.Name, err))
 	}
