@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"reflect"
+	"time"
 
 	"github.com/ripple-data/ripple/internal/checks"
 )
@@ -185,7 +186,7 @@ func addCheckOps(r *Registry) {
 			var mod = ArtifactsModTime
 			p, err := s.Project(ctx)
 			if err != nil {
-				res := st.List(zeroTime)
+				res := st.List(time.Time{})
 				return &res, nil
 			}
 			res := st.List(mod(p))

@@ -62,8 +62,6 @@ func (s *Session) registry() *Registry {
 	return s.reg
 }
 
-var zeroTime time.Time
-
 // NewSession returns a session; nothing is loaded until first use.
 func NewSession(cfg Config) *Session {
 	cfg.Paths = cfg.Paths.WithDefaults()
