@@ -183,13 +183,12 @@ func addCheckOps(r *Registry) {
 		Description: "The saved checks of this review with their approval (is_checked), last run status, whether they are outdated (artifacts newer than the last run) " +
 			"and the CI verdict of the last run (mismatched); totals of checks, approved and outdated."},
 		withStore(func(ctx context.Context, s *Session, st *checks.Store, _ *ListChecksInput) (*checks.ListResult, error) {
-			var mod = ArtifactsModTime
-			p, err := s.Project(ctx)
-			if err != nil {
-				res := st.List(time.Time{})
-				return &res, nil
+			// Without loadable artifacts nothing can be called outdated.
+			var modTime time.Time
+			if p, err := s.Project(ctx); err == nil {
+				modTime = ArtifactsModTime(p)
 			}
-			res := st.List(mod(p))
+			res := st.List(modTime)
 			return &res, nil
 		}, false), renderChecks)
 	Add(r, Spec{Name: "create_check", Title: "Create check", WritesState: true,
