@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ripple-data/ripple/internal/cputime"
 	"github.com/ripple-data/ripple/internal/dbt"
 )
 
@@ -123,7 +124,7 @@ func BenchmarkProjectLineage(b *testing.B) {
 	env := synthProject(b)
 	ctx := context.Background()
 	b.Run("cold", func(b *testing.B) {
-		c0 := cpuTime()
+		c0 := cputime.Now()
 		for b.Loop() {
 			if _, err := AnalyzeProject(ctx, env, NewCache()); err != nil {
 				b.Fatal(err)
@@ -140,7 +141,7 @@ func BenchmarkProjectLineage(b *testing.B) {
 		orig := n.CompiledCode
 		defer func() { n.CompiledCode = orig }()
 		i := 0
-		c0 := cpuTime()
+		c0 := cputime.Now()
 		for b.Loop() {
 			i++
 			n.CompiledCode = fmt.Sprintf("%s-- edit %d\n", orig, i)
@@ -170,7 +171,7 @@ func BenchmarkProjectLineage(b *testing.B) {
 		b.Run(q.name, func(b *testing.B) {
 			changed := []NodeColumn{q.col}
 			r := pl.Impact(changed) // builds the index once
-			c0 := cpuTime()
+			c0 := cputime.Now()
 			for b.Loop() {
 				pl.Impact(changed)
 			}
@@ -182,7 +183,7 @@ func BenchmarkProjectLineage(b *testing.B) {
 
 // reportCPU adds CPU time per operation (all cores) next to wall time.
 func reportCPU(b *testing.B, c0 time.Duration) {
-	if d := cpuTime() - c0; d > 0 && b.N > 0 {
+	if d := cputime.Now() - c0; d > 0 && b.N > 0 {
 		b.ReportMetric(float64(d.Nanoseconds())/float64(b.N)/1e6, "cpu-ms/op")
 	}
 }

@@ -1,6 +1,8 @@
 package cll
 
 import (
+	"hash/maphash"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -14,6 +16,9 @@ const (
 
 var viaNames = [...]string{"", "value", "row_set", "opaque"}
 
+// edge is a step of the column graph. A value edge leads to column to; a
+// row-set edge leads to every output column of a model, row-set group to
+// of graphIndex.outs, stored once instead of once per output column.
 type edge struct {
 	to  int32
 	via uint8
@@ -22,29 +27,84 @@ type edge struct {
 // graphIndex is the column graph with columns numbered, built on first use
 // so that AnalyzeProject stays cheap when nobody asks for impact, and so
 // that traversals run over integers rather than string-keyed maps.
+//
+// Adjacency is stored as flat offset+target arrays (CSR) rather than one
+// slice per column: the index lives as long as the ProjectLineage, and
+// tens of thousands of small pointer-holding slices made every garbage
+// collection of a long-lived process (and every Impact call's share of
+// it) pay to scan them.
 type graphIndex struct {
-	ids  map[NodeColumn]int32 // key() form
-	cols []NodeColumn         // display form
-	// nodeOf numbers each column's node; nodes names them.
+	// ids finds a column by hash of its key() form; idNext chains
+	// columns whose hashes collide.
+	seed   maphash.Seed
+	ids    map[uint64]int32
+	idNext []int32
+	// colName is each column's name in display form; nodeOf numbers its
+	// node, which nodes names (col puts them together).
+	colName []string
 	nodeOf  []int32
 	nodes   []string
 	nodeIDs map[string]int32
-	down    [][]edge
-	up      [][]int32
-	// nodeCols lists every indexed column of a node.
-	nodeCols map[string][]int32
-	// readers lists, per upstream node, the columns each reading model uses.
-	readers map[string]map[string][]string
+	// nodeRank orders nodes by name, so that sorting reached models
+	// compares integers; byRank is its inverse.
+	nodeRank, byRank []int32
+	// down[downOff[i]:downOff[i+1]] are the edges out of column i; up
+	// likewise lists the columns column i is computed from.
+	downOff []int32
+	down    []edge
+	upOff   []int32
+	up      []int32
+	// outs[outsOff[g]:outsOff[g+1]] are the output columns of row-set
+	// group g (one model with lineage).
+	outsOff []int32
+	outs    []int32
+	// nodeCols[nodeColsOff[n]:nodeColsOff[n+1]] lists node n's columns.
+	nodeColsOff []int32
+	nodeCols    []int32
+	// opaqueKids lists, per node, the opaque models that read it.
+	opaqueKids [][]string
+	// readers[readersOff[n]:readersOff[n+1]] are the models (indexes into
+	// models) whose lineage reads node n.
+	models     []string
+	readersOff []int32
+	readers    []int32
+}
+
+func (g *graphIndex) hash(node, lowerCol string) uint64 {
+	return mix64(maphash.String(g.seed, node)) ^ maphash.String(g.seed, lowerCol)
+}
+
+// lookup returns the id of column nc, or -1.
+func (g *graphIndex) lookup(nc NodeColumn) int32 {
+	col := strings.ToLower(nc.Column)
+	i, ok := g.ids[g.hash(nc.Node, col)]
+	if !ok {
+		return -1
+	}
+	for ; i >= 0; i = g.idNext[i] {
+		if g.nodes[g.nodeOf[i]] == nc.Node && lowerEquals(g.colName[i], col) {
+			return i
+		}
+	}
+	return -1
 }
 
 func (g *graphIndex) id(nc NodeColumn) int32 {
-	k := nc.key()
-	if i, ok := g.ids[k]; ok {
-		return i
+	col := strings.ToLower(nc.Column)
+	h := g.hash(nc.Node, col)
+	head, ok := g.ids[h]
+	if !ok {
+		head = -1
 	}
-	i := int32(len(g.cols))
-	g.ids[k] = i
-	g.cols = append(g.cols, nc)
+	for i := head; i >= 0; i = g.idNext[i] {
+		if g.nodes[g.nodeOf[i]] == nc.Node && lowerEquals(g.colName[i], col) {
+			return i
+		}
+	}
+	i := int32(len(g.colName))
+	g.ids[h] = i
+	g.idNext = append(g.idNext, head)
+	g.colName = append(g.colName, nc.Column)
 	ni, ok := g.nodeIDs[nc.Node]
 	if !ok {
 		ni = int32(len(g.nodes))
@@ -52,58 +112,193 @@ func (g *graphIndex) id(nc NodeColumn) int32 {
 		g.nodes = append(g.nodes, nc.Node)
 	}
 	g.nodeOf = append(g.nodeOf, ni)
-	g.down = append(g.down, nil)
-	g.up = append(g.up, nil)
-	g.nodeCols[nc.Node] = append(g.nodeCols[nc.Node], i)
 	return i
 }
 
+// lowerEquals reports whether strings.ToLower(s) == lower, without
+// allocating for ASCII s.
+func lowerEquals(s, lower string) bool {
+	if len(s) != len(lower) {
+		return strings.ToLower(s) == lower
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c|lower[i] >= 0x80 {
+			return strings.ToLower(s) == lower
+		}
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != lower[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// col returns column i in display form.
+func (g *graphIndex) col(i int32) NodeColumn {
+	return NodeColumn{Node: g.nodes[g.nodeOf[i]], Column: g.colName[i]}
+}
+
+func (g *graphIndex) downOf(i int32) []edge { return g.down[g.downOff[i]:g.downOff[i+1]] }
+func (g *graphIndex) upOf(i int32) []int32  { return g.up[g.upOff[i]:g.upOff[i+1]] }
+func (g *graphIndex) outsOf(group int32) []int32 {
+	return g.outs[g.outsOff[group]:g.outsOff[group+1]]
+}
+func (g *graphIndex) colsOf(node int32) []int32 {
+	return g.nodeCols[g.nodeColsOff[node]:g.nodeColsOff[node+1]]
+}
+
+// csr groups vals by key (a stable counting sort): out[off[k]:off[k+1]]
+// are key k's values in their original order.
+func csr[T any](n int, keys []int32, vals []T) (off []int32, out []T) {
+	off = make([]int32, n+1)
+	for _, k := range keys {
+		off[k+1]++
+	}
+	for k := 0; k < n; k++ {
+		off[k+1] += off[k]
+	}
+	out = make([]T, len(vals))
+	next := slices.Clone(off[:n])
+	for j, k := range keys {
+		out[next[k]] = vals[j]
+		next[k]++
+	}
+	return off, out
+}
+
 func (p *ProjectLineage) index() *graphIndex {
-	p.once.Do(func() {
-		g := &graphIndex{ids: map[NodeColumn]int32{}, nodeIDs: map[string]int32{}, nodeCols: map[string][]int32{}, readers: map[string]map[string][]string{}}
-		ids := make([]string, 0, len(p.Models))
-		for id := range p.Models {
-			ids = append(ids, id)
+	p.once.Do(func() { p.idx = buildGraphIndex(p) })
+	return p.idx
+}
+
+func buildGraphIndex(p *ProjectLineage) *graphIndex {
+	g := &graphIndex{seed: maphash.MakeSeed(), ids: map[uint64]int32{}, nodeIDs: map[string]int32{}}
+	ids := make([]string, 0, len(p.Models))
+	for id := range p.Models {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	g.models = ids
+	// Edges are collected as (from, edge) pairs in the order a per-column
+	// append would produce, then grouped by column.
+	var downFrom, upFrom, readNode, readModel []int32
+	var downEdges []edge
+	var upCols []int32
+	// lastRow and lastRead dedupe within one model: a repeated row-set
+	// edge is skipped by any traversal, a repeated reader is one reader.
+	var lastRow, lastRead []int32
+	for mi, id := range ids {
+		ml := p.Models[id]
+		mark := int32(mi + 1)
+		read := func(from int32) {
+			ni := g.nodeOf[from]
+			for int(ni) >= len(lastRead) {
+				lastRead = append(lastRead, 0)
+			}
+			if lastRead[ni] != mark {
+				lastRead[ni] = mark
+				readNode = append(readNode, ni)
+				readModel = append(readModel, int32(mi))
+			}
 		}
-		sort.Strings(ids)
-		note := func(from NodeColumn, reader string) {
-			r := g.readers[from.Node]
-			if r == nil {
-				r = map[string][]string{}
-				g.readers[from.Node] = r
-			}
-			for _, c := range r[reader] {
-				if equalFold(c, from.Column) {
-					return
-				}
-			}
-			r[reader] = append(r[reader], from.Column)
+		outs := make([]int32, len(ml.Columns))
+		for i, c := range ml.Columns {
+			outs[i] = g.id(NodeColumn{Node: id, Column: c.Name})
 		}
-		for _, id := range ids {
-			ml := p.Models[id]
-			outs := make([]int32, len(ml.Columns))
-			for i, c := range ml.Columns {
-				outs[i] = g.id(NodeColumn{Node: id, Column: c.Name})
+		for i, c := range ml.Columns {
+			for _, d := range c.Deps {
+				from := g.id(d.nodeColumn())
+				downFrom = append(downFrom, from)
+				downEdges = append(downEdges, edge{to: outs[i], via: viaValue})
+				upFrom = append(upFrom, outs[i])
+				upCols = append(upCols, from)
+				read(from)
 			}
-			for i, c := range ml.Columns {
-				for _, d := range c.Deps {
-					from := g.id(d.nodeColumn())
-					g.down[from] = append(g.down[from], edge{to: outs[i], via: viaValue})
-					g.up[outs[i]] = append(g.up[outs[i]], from)
-					note(d.nodeColumn(), id)
-				}
-			}
+		}
+		if len(ml.RowDeps) > 0 {
+			group := int32(len(g.outsOff))
+			g.outsOff = append(g.outsOff, int32(len(g.outs)))
+			g.outs = append(g.outs, outs...)
 			for _, d := range ml.RowDeps {
 				from := g.id(d.nodeColumn())
-				for _, o := range outs {
-					g.down[from] = append(g.down[from], edge{to: o, via: viaRowSet})
+				read(from)
+				if len(outs) == 0 {
+					continue
 				}
-				note(d.nodeColumn(), id)
+				for int(from) >= len(lastRow) {
+					lastRow = append(lastRow, 0)
+				}
+				if lastRow[from] == mark {
+					continue
+				}
+				lastRow[from] = mark
+				downFrom = append(downFrom, from)
+				downEdges = append(downEdges, edge{to: group, via: viaRowSet})
 			}
 		}
-		p.idx = g
-	})
-	return p.idx
+	}
+	g.outsOff = append(g.outsOff, int32(len(g.outs)))
+	n := len(g.colName)
+	// The index lives as long as the lineage: drop append slack.
+	g.colName, g.nodeOf, g.idNext = slices.Clone(g.colName), slices.Clone(g.nodeOf), slices.Clone(g.idNext)
+	g.downOff, g.down = csr(n, downFrom, downEdges)
+	g.upOff, g.up = csr(n, upFrom, upCols)
+	colIDs := make([]int32, n)
+	for i := range colIDs {
+		colIDs[i] = int32(i)
+	}
+	g.nodeColsOff, g.nodeCols = csr(len(g.nodes), g.nodeOf, colIDs)
+	g.readersOff, g.readers = csr(len(g.nodes), readNode, readModel)
+
+	order := make([]int32, len(g.nodes))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortFunc(order, func(a, b int32) int { return strings.Compare(g.nodes[a], g.nodes[b]) })
+	g.nodeRank = make([]int32, len(g.nodes))
+	for r, ni := range order {
+		g.nodeRank[ni] = int32(r)
+	}
+	g.byRank = order
+	g.opaqueKids = make([][]string, len(g.nodes))
+	for ni, nd := range g.nodes {
+		for _, kid := range p.children[nd] {
+			if ml := p.Models[kid]; ml != nil && ml.Opaque {
+				g.opaqueKids[ni] = append(g.opaqueKids[ni], kid)
+			}
+		}
+	}
+	return g
+}
+
+// reads lists the columns of node the model ml reads, in lineage order,
+// without case-insensitive repeats.
+func reads(ml *ModelLineage, node string) []string {
+	out := []string{}
+	add := func(d ColumnDep) {
+		nc := d.nodeColumn()
+		if nc.Node != node {
+			return
+		}
+		for _, c := range out {
+			if equalFold(c, nc.Column) {
+				return
+			}
+		}
+		out = append(out, nc.Column)
+	}
+	for _, c := range ml.Columns {
+		for _, d := range c.Deps {
+			add(d)
+		}
+	}
+	for _, d := range ml.RowDeps {
+		add(d)
+	}
+	return out
 }
 
 // ImpactedColumn is a downstream column reached from a changed column.
@@ -171,17 +366,37 @@ func (r *ImpactResult) Chain(c NodeColumn) []NodeColumn {
 }
 
 // impactScratch is per-query working memory recycled between Impact calls,
-// so a query allocates little beyond its result.
+// so a query allocates little beyond its result. Every slice is indexed by
+// column, node or row-set group of one graphIndex; Impact leaves them all
+// zero (prev: -1) again.
 type impactScratch struct {
-	prev, root, depth []int32
-	via               []uint8
-	queue, touched    []int32
+	// vis is the traversal state of every column (prev -1: unvisited),
+	// one record per column so that a visit touches one cache line.
+	vis []visit
+	// queue is the traversal queue's memory.
+	queue []int32
+	// nodeDone marks nodes whose opaque readers were handled; rowDone
+	// row-set groups already pushed.
+	nodeDone, rowDone []bool
+	// perCount counts reached columns per node; fill is each node's next
+	// slot in the shared names array.
+	perCount, fill []int32
+	// models are the nodes with a reached column.
+	models []int32
 }
 
-func newImpactScratch(n int) *impactScratch {
-	sc := &impactScratch{prev: make([]int32, n), root: make([]int32, n), depth: make([]int32, n), via: make([]uint8, n)}
-	for i := range sc.prev {
-		sc.prev[i] = -1
+// visit is how a traversal reached a column: from column prev (-2 for a
+// changed column), starting at column root, after depth hops.
+type visit struct {
+	prev, root, depth int32
+	via               uint8
+}
+
+func newImpactScratch(g *graphIndex) *impactScratch {
+	sc := &impactScratch{vis: make([]visit, len(g.colName)),
+		nodeDone: make([]bool, len(g.nodes)), rowDone: make([]bool, len(g.outsOff)-1), perCount: make([]int32, len(g.nodes)), fill: make([]int32, len(g.nodes))}
+	for i := range sc.vis {
+		sc.vis[i].prev = -1
 	}
 	return sc
 }
@@ -192,118 +407,183 @@ func (p *ProjectLineage) Impact(changed []NodeColumn) *ImpactResult {
 	g := p.index()
 	res := &ImpactResult{Changed: changed, Columns: []ImpactedColumn{}, Models: []ImpactedModel{}, NotReached: []UnreachedModel{}}
 	sc, _ := p.scratch.Get().(*impactScratch)
-	if sc == nil || len(sc.prev) != len(g.cols) {
-		sc = newImpactScratch(len(g.cols))
+	if sc == nil || len(sc.vis) != len(g.colName) {
+		sc = newImpactScratch(g)
 	}
+	// queue lists the changed columns, then the reached ones in visiting
+	// order: every column whose state this query sets.
+	queue := sc.queue[:0]
 	defer func() {
 		// Reset only what this query touched, then recycle.
-		for _, i := range sc.touched {
-			sc.prev[i] = -1
+		for _, i := range queue {
+			sc.vis[i].prev = -1
+			sc.nodeDone[g.nodeOf[i]] = false
 		}
-		sc.touched = sc.touched[:0]
+		for _, ni := range sc.models {
+			sc.perCount[ni] = 0
+		}
+		clear(sc.rowDone)
+		sc.models = sc.models[:0]
+		sc.queue = queue[:0]
 		p.scratch.Put(sc)
 	}()
-	prev, root, via, depth := sc.prev, sc.root, sc.via, sc.depth
-	queue := sc.queue
-	var order []int32
+	vis := sc.vis
+	nodeDone, rowDone, perCount := sc.nodeDone, sc.rowDone, sc.perCount
 	changedNodes := map[string]bool{}
 	for _, c := range changed {
 		changedNodes[c.Node] = true
-		if i, ok := g.ids[c.key()]; ok && prev[i] == -1 {
-			prev[i], root[i], depth[i] = -2, i, 0
-			sc.touched = append(sc.touched, i)
+		if i := g.lookup(c); i >= 0 && vis[i].prev == -1 {
+			vis[i] = visit{prev: -2, root: i}
 			queue = append(queue, i)
 		}
 	}
+	seeds := len(queue)
 	push := func(to, from int32, reason uint8) {
-		if prev[to] != -1 {
+		if vis[to].prev != -1 {
 			return
 		}
-		prev[to], root[to], via[to], depth[to] = from, root[from], reason, depth[from]+1
-		order = append(order, to)
+		vis[to] = visit{prev: from, root: vis[from].root, depth: vis[from].depth + 1, via: reason}
 		queue = append(queue, to)
-		sc.touched = append(sc.touched, to)
 	}
-	nodeDone := make([]bool, len(g.nodes))
-	opaqueDone := map[string]bool{}
+	var opaqueDone map[string]bool
 	var extra []ImpactedColumn // opaque models without known columns
 	for head := 0; head < len(queue); head++ {
 		cur := queue[head]
-		for _, e := range g.down[cur] {
-			push(e.to, cur, e.via)
+		for _, e := range g.downOf(cur) {
+			if e.via != viaRowSet {
+				push(e.to, cur, e.via)
+				continue
+			}
+			// Once a model's row-set group is pushed, all its columns
+			// are reached: pushing it again changes nothing.
+			if rowDone[e.to] {
+				continue
+			}
+			rowDone[e.to] = true
+			for _, o := range g.outsOf(e.to) {
+				push(o, cur, viaRowSet)
+			}
 		}
-		if nodeDone[g.nodeOf[cur]] {
+		ni := g.nodeOf[cur]
+		if nodeDone[ni] {
 			continue
 		}
-		nodeDone[g.nodeOf[cur]] = true
-		for _, kid := range p.children[g.cols[cur].Node] {
-			ml := p.Models[kid]
-			if ml == nil || !ml.Opaque || opaqueDone[kid] {
+		nodeDone[ni] = true
+		for _, kid := range g.opaqueKids[ni] {
+			if opaqueDone[kid] {
 				continue
+			}
+			if opaqueDone == nil {
+				opaqueDone = map[string]bool{}
 			}
 			opaqueDone[kid] = true
 			// An opaque reader may use anything it reads: all its columns,
 			// and every column others read from it, are reached.
-			for _, i := range g.nodeCols[kid] {
-				push(i, cur, viaOpaque)
+			if ki, ok := g.nodeIDs[kid]; ok {
+				for _, i := range g.colsOf(ki) {
+					push(i, cur, viaOpaque)
+				}
 			}
-			if len(ml.Columns) == 0 {
-				extra = append(extra, ImpactedColumn{Node: kid, Column: "*", Reason: "opaque", Depth: int(depth[cur]) + 1, Via: g.cols[cur], Root: g.cols[root[cur]]})
+			if len(p.Models[kid].Columns) == 0 {
+				extra = append(extra, ImpactedColumn{Node: kid, Column: "*", Reason: "opaque", Depth: int(vis[cur].depth) + 1, Via: g.col(cur), Root: g.col(vis[cur].root)})
 			}
 		}
 	}
-	sc.queue = queue[:0]
+	order := queue[seeds:]
 	res.Columns = make([]ImpactedColumn, len(order), len(order)+len(extra))
 	// Count the reached columns per node first, so that every node's
 	// column list is an exact slice of one shared array.
-	perCount := make([]int32, len(g.nodes))
-	var models []string
+	models := sc.models
 	for _, i := range order {
 		ni := g.nodeOf[i]
 		if perCount[ni] == 0 {
-			models = append(models, g.nodes[ni])
+			models = append(models, ni)
 		}
 		perCount[ni]++
 	}
-	perNode := make([][]string, len(g.nodes))
+	sc.models = models
+	// Sort by name through the nodes' ranks: integers sort fastest.
+	for k, ni := range models {
+		models[k] = g.nodeRank[ni]
+	}
+	slices.Sort(models)
+	for k, r := range models {
+		models[k] = g.byRank[r]
+	}
+	// Each node's column names are an exact, capped slice of one shared
+	// array; nodes take their ranges in model order.
 	names := make([]string, len(order))
-	for ni, n := range perCount {
-		if n > 0 {
-			perNode[ni] = names[:0:n]
-			names = names[n:]
-		}
+	fill := sc.fill
+	var off int32
+	for _, ni := range models {
+		fill[ni] = off
+		off += perCount[ni]
 	}
 	for k, i := range order {
-		nc := g.cols[i]
-		res.Columns[k] = ImpactedColumn{Node: nc.Node, Column: nc.Column, Reason: viaNames[via[i]], Depth: int(depth[i]), Via: g.cols[prev[i]], Root: g.cols[root[i]]}
+		nc := g.col(i)
+		// Field by field: assigning a whole struct literal copies it with
+		// a bulk write barrier, several times slower while the collector
+		// runs, which a result this size makes likely.
+		rc := &res.Columns[k]
+		v := &vis[i]
+		rc.Node, rc.Column, rc.Reason, rc.Depth = nc.Node, nc.Column, viaNames[v.via], int(v.depth)
+		rc.Via, rc.Root = g.col(v.prev), g.col(v.root)
 		ni := g.nodeOf[i]
-		perNode[ni] = append(perNode[ni], nc.Column)
+		names[fill[ni]] = nc.Column
+		fill[ni]++
+	}
+	nodeNames := func(ni int32) []string {
+		end := fill[ni]
+		start := end - perCount[ni]
+		return names[start:end:end]
 	}
 	// reached reports whether a model has a reached column.
-	reachedExtra := map[string]bool{}
+	var reachedExtra map[string]bool
 	reached := func(node string) bool {
 		if ni, ok := g.nodeIDs[node]; ok && perCount[ni] > 0 {
 			return true
 		}
 		return reachedExtra[node]
 	}
-	perExtra := map[string][]string{}
+	var extraModels []string
+	var perExtra map[string][]string
 	for _, e := range extra {
+		if perExtra == nil {
+			reachedExtra, perExtra = map[string]bool{}, map[string][]string{}
+		}
 		res.Columns = append(res.Columns, e)
 		if !reached(e.Node) {
-			models = append(models, e.Node)
+			extraModels = append(extraModels, e.Node)
 			reachedExtra[e.Node] = true
 		}
 		perExtra[e.Node] = append(perExtra[e.Node], e.Column)
 	}
-	sort.Strings(models)
-	for _, m := range models {
+	sort.Strings(extraModels)
+	res.Models = make([]ImpactedModel, 0, len(models)+len(extraModels))
+	addModel := func(m string) {
 		ml := p.Models[m]
 		cols := perExtra[m]
 		if ni, ok := g.nodeIDs[m]; ok {
-			cols = append(perNode[ni], cols...)
+			cols = append(nodeNames(ni), cols...)
 		}
 		res.Models = append(res.Models, ImpactedModel{Node: m, Columns: cols, Opaque: ml != nil && ml.Opaque})
+	}
+	// Merge the two sorted model lists; a model is in at most one.
+	for k := 0; k < len(models) || len(extraModels) > 0; {
+		if k < len(models) && (len(extraModels) == 0 || g.nodes[models[k]] < extraModels[0]) {
+			ni := models[k]
+			k++
+			if perExtra == nil {
+				// Fast path: the model's own column list, no map lookups.
+				ml := p.Models[g.nodes[ni]]
+				res.Models = append(res.Models, ImpactedModel{Node: g.nodes[ni], Columns: nodeNames(ni), Opaque: ml != nil && ml.Opaque})
+				continue
+			}
+			addModel(g.nodes[ni])
+			continue
+		}
+		addModel(extraModels[0])
+		extraModels = extraModels[1:]
 	}
 	// Readers of a changed model that no changed column reached.
 	cn := make([]string, 0, len(changedNodes))
@@ -313,13 +593,16 @@ func (p *ProjectLineage) Impact(changed []NodeColumn) *ImpactResult {
 	sort.Strings(cn)
 	listed := map[string]bool{}
 	for _, c := range cn {
-		readers := g.readers[c]
 		var kids []string
-		for k := range readers {
-			kids = append(kids, k)
+		if ni, ok := g.nodeIDs[c]; ok {
+			for _, mi := range g.readers[g.readersOff[ni]:g.readersOff[ni+1]] {
+				kids = append(kids, g.models[mi])
+			}
 		}
+		// g.models is in name order, so the readers are sorted.
+		readers := kids[:len(kids):len(kids)]
 		for _, k := range p.children[c] {
-			if _, ok := readers[k]; !ok && p.Models[k] != nil {
+			if _, ok := slices.BinarySearch(readers, k); !ok && p.Models[k] != nil {
 				kids = append(kids, k)
 			}
 		}
@@ -329,7 +612,7 @@ func (p *ProjectLineage) Impact(changed []NodeColumn) *ImpactResult {
 				continue
 			}
 			listed[k] = true
-			res.NotReached = append(res.NotReached, UnreachedModel{Node: k, Reads: append([]string{}, readers[k]...)})
+			res.NotReached = append(res.NotReached, UnreachedModel{Node: k, Reads: reads(p.Models[k], c)})
 		}
 	}
 	return res
@@ -339,8 +622,14 @@ func (p *ProjectLineage) Impact(changed []NodeColumn) *ImpactResult {
 func (p *ProjectLineage) Downstream(c NodeColumn) []NodeColumn {
 	g := p.index()
 	return g.traverse(c, func(i int32, visit func(int32)) {
-		for _, e := range g.down[i] {
-			visit(e.to)
+		for _, e := range g.downOf(i) {
+			if e.via != viaRowSet {
+				visit(e.to)
+				continue
+			}
+			for _, o := range g.outsOf(e.to) {
+				visit(o)
+			}
 		}
 	})
 }
@@ -350,15 +639,15 @@ func (p *ProjectLineage) Downstream(c NodeColumn) []NodeColumn {
 func (p *ProjectLineage) Upstream(c NodeColumn) []NodeColumn {
 	g := p.index()
 	return g.traverse(c, func(i int32, visit func(int32)) {
-		for _, u := range g.up[i] {
+		for _, u := range g.upOf(i) {
 			visit(u)
 		}
 	})
 }
 
 func (g *graphIndex) traverse(start NodeColumn, next func(int32, func(int32))) []NodeColumn {
-	s, ok := g.ids[start.key()]
-	if !ok {
+	s := g.lookup(start)
+	if s < 0 {
 		return []NodeColumn{}
 	}
 	seen := map[int32]bool{s: true}
@@ -370,7 +659,7 @@ func (g *graphIndex) traverse(start NodeColumn, next func(int32, func(int32))) [
 		next(cur, func(i int32) {
 			if !seen[i] {
 				seen[i] = true
-				out = append(out, g.cols[i])
+				out = append(out, g.col(i))
 				queue = append(queue, i)
 			}
 		})

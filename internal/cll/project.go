@@ -73,11 +73,36 @@ type ModelLineage struct {
 	sql string
 	// trivial marks lineage decided without SQL (Python, not compiled).
 	trivial bool
-	// names are the output column names, shared read-only with downstream
-	// models as their upstream schema (nil when not fully known).
-	names []string
-	// namesHash is namesHash(names), for cache keys downstream.
+	// namesHash is namesHash of the output column names (of nil when
+	// they are not fully known), for cache keys downstream. The names
+	// themselves are listed again only for a downstream analysis
+	// (appendNames): a list per model would stay in memory as long as
+	// the lineage, for the garbage collector to scan.
 	namesHash uint64
+}
+
+// fullyKnown reports whether the output columns are all known by name, so
+// that downstream models can treat them as a complete schema.
+func (m *ModelLineage) fullyKnown() bool {
+	for _, c := range m.Columns {
+		if c.Name == "*" {
+			return false
+		}
+	}
+	return true
+}
+
+// appendNames appends the output column names to buf and returns them as
+// a capped slice of it, or nil when they are not fully known.
+func (m *ModelLineage) appendNames(buf []string) ([]string, []string) {
+	if !m.fullyKnown() {
+		return buf, nil
+	}
+	start := len(buf)
+	for _, c := range m.Columns {
+		buf = append(buf, c.Name)
+	}
+	return buf, buf[start:len(buf):len(buf)]
 }
 
 // ModelStructure returns the model's SQL structure for analyze_model, with
@@ -123,10 +148,14 @@ type Cache struct {
 	shapes map[uint64]*projectShape
 	// sqlHashes memoises sqlHash per model id.
 	sqlHashes map[string]sqlMemo
-	// workers recycles parser and resolver memory across models.
-	workers sync.Pool
-	hits    atomic.Int64
-	misses  atomic.Int64
+	// idle recycles parser and resolver memory across models. It is a
+	// plain list, not a sync.Pool: a pool is reachable from the runtime, so
+	// the memory of a dropped Cache would outlive it by two collections,
+	// and a project analysis leaves a few megabytes there.
+	idleMu sync.Mutex
+	idle   []*worker
+	hits   atomic.Int64
+	misses atomic.Int64
 }
 
 // NewCache returns an empty cache.
@@ -141,6 +170,53 @@ type projectShape struct {
 	ri       *relIndex
 	waves    [][]string
 	children map[string][]string
+	sched    *schedule
+}
+
+// schedule is the dependency graph of the models, numbered in wave order,
+// that AnalyzeProject runs: a model is ready once its parents in earlier
+// waves are analysed, so no core waits for a whole wave to finish.
+type schedule struct {
+	order []string
+	// wave numbers each model's wave.
+	wave []int32
+	pos  map[string]int32
+	// kids[kidsOff[i]:kidsOff[i+1]] are the models waiting for model i;
+	// indeg counts, per model, the parents it waits for.
+	kidsOff, kids []int32
+	indeg         []int32
+}
+
+func newSchedule(m *dbt.Manifest, waves [][]string) *schedule {
+	s := &schedule{}
+	for w, wave := range waves {
+		for _, id := range wave {
+			s.order = append(s.order, id)
+			s.wave = append(s.wave, int32(w))
+		}
+	}
+	s.pos = make(map[string]int32, len(s.order))
+	for i, id := range s.order {
+		s.pos[id] = int32(i)
+	}
+	s.indeg = make([]int32, len(s.order))
+	var from, to []int32
+	for i, id := range s.order {
+		deps := m.Nodes[id].DependsOn.Nodes
+		for j, p := range deps {
+			// Exactly the parents a wave-by-wave run would have finished
+			// (a cycle's models, in one last wave, do not see each other).
+			pi, ok := s.pos[p]
+			if !ok || s.wave[pi] >= s.wave[i] || slices.Contains(deps[:j], p) {
+				continue
+			}
+			s.indeg[i]++
+			from = append(from, pi)
+			to = append(to, int32(i))
+		}
+	}
+	s.kidsOff, s.kids = csr(len(s.order), from, to)
+	return s
 }
 
 // shapeKey fingerprints the parts of env that projectShape depends on. The
@@ -248,22 +324,22 @@ func buildShape(env *dbt.Env) *projectShape {
 		}
 	}
 	sort.Strings(models)
-	isModel := make(map[string]bool, len(models))
-	for _, id := range models {
-		isModel[id] = true
+	pos := make(map[string]int32, len(models))
+	for i, id := range models {
+		pos[id] = int32(i)
 	}
-	children := map[string][]string{}
+	children := make(map[string][]string, len(models))
 	for _, id := range models {
 		for _, p := range m.Nodes[id].DependsOn.Nodes {
 			children[p] = append(children[p], id)
 		}
 	}
-	wv := waves(m, models, isModel)
+	wv := waves(m, models, pos)
 	r := <-riDone
 	if r.panic != nil {
 		panic(r.panic)
 	}
-	return &projectShape{ri: r.ri, waves: wv, children: children}
+	return &projectShape{ri: r.ri, waves: wv, children: children, sched: newSchedule(m, wv)}
 }
 
 // sqlHash hashes a model's SQL, remembering the result per model while
@@ -305,9 +381,34 @@ func namesHash(names []string) uint64 {
 	return mix64(w.h)
 }
 
+// columnsNamesHash is namesHash of the names of cols, without listing them.
+func columnsNamesHash(cols []ModelColumn) uint64 {
+	var w fnvWriter
+	w.init()
+	w.writeU64(uint64(len(cols)))
+	for _, c := range cols {
+		w.writeU64(uint64(len(c.Name)))
+		w.WriteString(c.Name)
+	}
+	return mix64(w.h)
+}
+
 type catalogCols struct {
 	cols []string
 	hash uint64
+}
+
+// reserve sizes an empty cache for n models, sparing a first analysis
+// the cost of growing its maps step by step.
+func (c *Cache) reserve(n int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.m) == 0 {
+		c.m = make(map[uint64]*ModelLineage, n)
+	}
+	if len(c.sqlHashes) == 0 {
+		c.sqlHashes = make(map[string]sqlMemo, n)
+	}
 }
 
 // Len returns the number of cached models.
@@ -365,20 +466,30 @@ type ProjectLineage struct {
 // relIndex matches relation names written in SQL to manifest nodes.
 type relIndex struct {
 	full  map[string]string // db.schema.alias and relation_name
-	short map[string][]string
+	short map[string]shortRef
 	keys  map[string][]string // node id -> its relation keys
 	// catalog caches catalog column names per node id.
 	catalog map[string]catalogCols
 }
 
-func relKeys(n *dbt.Node) []string {
-	var keys []string
+func relKeys(n *dbt.Node) []string { return appendRelKeys(nil, n) }
+
+// appendRelKeys appends n's relation keys to keys.
+func appendRelKeys(keys []string, n *dbt.Node) []string {
 	if n.RelationName != "" {
 		keys = append(keys, normRel(n.RelationName))
 	}
 	id := n.RelationIdentifier()
 	if n.Database != "" && n.Schema != "" {
-		keys = append(keys, normRel(n.Database+"."+n.Schema+"."+id))
+		full := normRel(n.Database + "." + n.Schema + "." + id)
+		keys = append(keys, full)
+		// When normalising changed nothing, schema.id is a suffix of
+		// db.schema.id: share it rather than build it again.
+		if isDotted3(full, n.Database, n.Schema, id) {
+			if k := full[len(n.Database)+1:]; k == normRel(k) {
+				return append(keys, k)
+			}
+		}
 	}
 	if n.Schema != "" {
 		keys = append(keys, normRel(n.Schema+"."+id))
@@ -386,28 +497,52 @@ func relKeys(n *dbt.Node) []string {
 	return keys
 }
 
-func newRelIndex(m *dbt.Manifest) *relIndex {
-	ri := &relIndex{full: map[string]string{}, short: map[string][]string{}, keys: map[string][]string{}, catalog: map[string]catalogCols{}}
-	ids := make([]string, 0, len(m.AllNodes()))
-	for id := range m.AllNodes() {
-		ids = append(ids, id)
+// isDotted3 reports whether s is a+"."+b+"."+c, without building it.
+func isDotted3(s, a, b, c string) bool {
+	if len(s) != len(a)+len(b)+len(c)+2 {
+		return false
 	}
-	sort.Strings(ids)
-	for _, id := range ids {
-		n := m.AllNodes()[id]
+	j := len(a) + 1 + len(b)
+	return s[:len(a)] == a && s[len(a)] == '.' && s[len(a)+1:j] == b && s[j] == '.' && s[j+1:] == c
+}
+
+// shortRef is the node with a relation identifier, or many when several
+// nodes share it.
+type shortRef struct {
+	id   string
+	many bool
+}
+
+func newRelIndex(m *dbt.Manifest) *relIndex {
+	all := m.AllNodes()
+	ri := &relIndex{full: make(map[string]string, 3*len(all)), short: make(map[string]shortRef, len(all)),
+		keys: make(map[string][]string, len(all)), catalog: map[string]catalogCols{}}
+	// One array for every node's keys; capped sub-slices keep them apart.
+	buf := make([]string, 0, 3*len(all))
+	// Map order is fine: a key shared by several nodes goes to the least
+	// id, as if the ids were visited in sorted order.
+	for id, n := range all {
 		switch n.ResourceType {
 		case dbt.Model, dbt.Seed, dbt.Snapshot, dbt.Source:
 		default:
 			continue
 		}
-		ri.keys[id] = relKeys(n)
-		for _, k := range ri.keys[id] {
-			if _, ok := ri.full[k]; !ok {
+		start := len(buf)
+		buf = appendRelKeys(buf, n)
+		keys := buf[start:len(buf):len(buf)]
+		ri.keys[id] = keys
+		for _, k := range keys {
+			if cur, ok := ri.full[k]; !ok || id < cur {
 				ri.full[k] = id
 			}
 		}
 		s := strings.ToLower(n.RelationIdentifier())
-		ri.short[s] = append(ri.short[s], id)
+		if r, ok := ri.short[s]; ok {
+			r.many = true
+			ri.short[s] = r
+		} else {
+			ri.short[s] = shortRef{id: id}
+		}
 	}
 	return ri
 }
@@ -417,7 +552,7 @@ func (ri *relIndex) match(written string, parents []upstream) string {
 	w := normRel(written)
 	for _, u := range parents {
 		for _, k := range u.keys {
-			if k == w || strings.HasSuffix(k, "."+w) {
+			if k == w || len(k) > len(w) && k[len(k)-len(w)-1] == '.' && k[len(k)-len(w):] == w {
 				return u.id
 			}
 		}
@@ -429,8 +564,8 @@ func (ri *relIndex) match(written string, parents []upstream) string {
 	if i := strings.LastIndexByte(w, '.'); i >= 0 {
 		last = w[i+1:]
 	}
-	if ids := ri.short[last]; len(ids) == 1 {
-		return ids[0]
+	if r, ok := ri.short[last]; ok && !r.many {
+		return r.id
 	}
 	return ""
 }
@@ -448,57 +583,85 @@ func AnalyzeProject(ctx context.Context, env *dbt.Env, cache *Cache) (*ProjectLi
 	}
 	m := env.Manifest
 	dialect := sqlparse.LookupDialect(m.Metadata.AdapterType).Name
+	cache.reserve(len(m.Nodes))
 	sh := cache.shape(env)
 	ri := sh.ri
 	pl := &ProjectLineage{Dialect: dialect, Models: make(map[string]*ModelLineage, len(m.Nodes)), children: sh.children,
 		Stats: ProjectStats{Reasons: map[string]int{}}}
 	pl.Waves = sh.waves
 
-	workers := runtime.GOMAXPROCS(0)
-	for _, wave := range pl.Waves {
-		if err := ctx.Err(); err != nil {
-			return nil, fmt.Errorf("analyze project lineage: %w", err)
+	sc := sh.sched
+	n := len(sc.order)
+	results := make([]*ModelLineage, n)
+	cached := make([]bool, n)
+	// Every model is sent once, so the channel never blocks a sender.
+	ready := make(chan int32, n)
+	rem := make([]atomic.Int32, n)
+	for i, d := range sc.indeg {
+		rem[i].Store(d)
+		if d == 0 {
+			ready <- int32(i)
 		}
-		results := make([]*ModelLineage, len(wave))
-		cached := make([]bool, len(wave))
-		var next atomic.Int64
-		var wg sync.WaitGroup
-		n := workers
-		if n > len(wave) {
-			n = len(wave)
-		}
-		for w := 0; w < n; w++ {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for {
-					i := int(next.Add(1) - 1)
-					if i >= len(wave) || ctx.Err() != nil {
+	}
+	var pending atomic.Int32
+	pending.Store(int32(n))
+	if n == 0 {
+		close(ready)
+	}
+	workers := min(runtime.GOMAXPROCS(0), n)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				var i int32
+				select {
+				case <-ctx.Done():
+					return
+				case j, ok := <-ready:
+					if !ok {
 						return
 					}
-					// pl.Models is only written between waves, so
-					// reading it here needs no lock.
-					results[i], cached[i] = analyzeModel(env, m.Nodes[wave[i]], dialect, ri, pl.Models, cache)
+					i = j
 				}
-			}()
+				// A parent's result is read only after its analysis
+				// ended: the atomic countdown and the channel order them.
+				parent := func(pid string) (*ModelLineage, bool) {
+					pi, ok := sc.pos[pid]
+					if !ok || sc.wave[pi] >= sc.wave[i] || results[pi] == nil {
+						return nil, false
+					}
+					return results[pi], true
+				}
+				results[i], cached[i] = analyzeModel(env, m.Nodes[sc.order[i]], dialect, ri, parent, cache)
+				for _, k := range sc.kids[sc.kidsOff[i]:sc.kidsOff[i+1]] {
+					if rem[k].Add(-1) == 0 {
+						ready <- k
+					}
+				}
+				if pending.Add(-1) == 0 {
+					close(ready)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for i, id := range sc.order {
+		if results[i] == nil {
+			continue
 		}
-		wg.Wait()
-		for i, id := range wave {
-			if results[i] == nil {
-				continue
-			}
-			pl.Models[id] = results[i]
-			if results[i].trivial {
-				// Python models and models without SQL: nothing to analyse.
-			} else if cached[i] {
-				pl.Stats.Cached++
-			} else {
-				pl.Stats.Analyzed++
-			}
-			if results[i].Opaque {
-				pl.Stats.Opaque++
-				pl.Stats.Reasons[reasonClass(results[i].OpaqueReason)]++
-			}
+		pl.Models[id] = results[i]
+		if results[i].trivial {
+			// Python models and models without SQL: nothing to analyse.
+		} else if cached[i] {
+			pl.Stats.Cached++
+		} else {
+			pl.Stats.Analyzed++
+		}
+		if results[i].Opaque {
+			pl.Stats.Opaque++
+			pl.Stats.Reasons[reasonClass(results[i].OpaqueReason)]++
 		}
 	}
 	if err := ctx.Err(); err != nil {
@@ -517,34 +680,44 @@ func reasonClass(r string) string {
 }
 
 // waves orders models so every model comes after the models it reads.
-func waves(m *dbt.Manifest, models []string, isModel map[string]bool) [][]string {
-	indeg := make(map[string]int, len(models))
-	kids := map[string][]string{}
-	for _, id := range models {
-		seen := map[string]bool{}
-		for _, p := range m.Nodes[id].DependsOn.Nodes {
-			if isModel[p] && p != id && !seen[p] {
-				seen[p] = true
-				indeg[id]++
-				kids[p] = append(kids[p], id)
+// models are sorted and pos numbers them; the waves are computed over those
+// numbers, so each wave comes out sorted.
+func waves(m *dbt.Manifest, models []string, pos map[string]int32) [][]string {
+	n := len(models)
+	indeg := make([]int32, n)
+	var from, to []int32
+	for i, id := range models {
+		deps := m.Nodes[id].DependsOn.Nodes
+		for j, p := range deps {
+			pi, ok := pos[p]
+			if !ok || p == id || slices.Contains(deps[:j], p) {
+				continue
 			}
+			indeg[i]++
+			from = append(from, pi)
+			to = append(to, int32(i))
 		}
 	}
-	var cur []string
-	for _, id := range models {
-		if indeg[id] == 0 {
-			cur = append(cur, id)
+	off, kids := csr(n, from, to)
+	var cur []int32
+	for i := range models {
+		if indeg[i] == 0 {
+			cur = append(cur, int32(i))
 		}
 	}
 	var out [][]string
 	placed := 0
 	for len(cur) > 0 {
-		sort.Strings(cur)
-		out = append(out, cur)
+		slices.Sort(cur)
+		wave := make([]string, len(cur))
+		for k, i := range cur {
+			wave[k] = models[i]
+		}
+		out = append(out, wave)
 		placed += len(cur)
-		var nxt []string
-		for _, id := range cur {
-			for _, k := range kids[id] {
+		var nxt []int32
+		for _, i := range cur {
+			for _, k := range kids[off[i]:off[i+1]] {
 				indeg[k]--
 				if indeg[k] == 0 {
 					nxt = append(nxt, k)
@@ -553,11 +726,11 @@ func waves(m *dbt.Manifest, models []string, isModel map[string]bool) [][]string
 		}
 		cur = nxt
 	}
-	if placed < len(models) {
+	if placed < n {
 		// A cycle: analyse the rest last rather than dropping it.
 		var rest []string
-		for _, id := range models {
-			if indeg[id] > 0 {
+		for i, id := range models {
+			if indeg[i] > 0 {
 				rest = append(rest, id)
 			}
 		}
@@ -570,9 +743,14 @@ type upstream struct {
 	id   string
 	keys []string
 	cols []string
+	// lineage, when set, is the analysed parent whose output names cols
+	// are to be (filled in only if the model is analysed).
+	lineage *ModelLineage
 }
 
-func analyzeModel(env *dbt.Env, n *dbt.Node, dialect string, ri *relIndex, done map[string]*ModelLineage, cache *Cache) (*ModelLineage, bool) {
+// analyzeModel analyses one model; parent returns the lineage of parents
+// already analysed in this run.
+func analyzeModel(env *dbt.Env, n *dbt.Node, dialect string, ri *relIndex, parent func(string) (*ModelLineage, bool), cache *Cache) (*ModelLineage, bool) {
 	newBase := func() *ModelLineage {
 		return &ModelLineage{UniqueID: n.UniqueID, Name: n.Name, Dialect: dialect, Columns: []ModelColumn{}, RowDeps: []ColumnDep{}, Parents: []string{}}
 	}
@@ -612,8 +790,8 @@ func analyzeModel(env *dbt.Env, n *dbt.Node, dialect string, ri *relIndex, done 
 		var colsHash uint64
 		if cc, ok := ri.catalog[pid]; ok {
 			u.cols, colsHash = cc.cols, cc.hash
-		} else if ml, ok := done[pid]; ok {
-			u.cols, colsHash = ml.names, ml.namesHash
+		} else if ml, ok := parent(pid); ok {
+			u.lineage, colsHash = ml, ml.namesHash
 		} else {
 			for _, c := range env.Columns(pid) {
 				u.cols = append(u.cols, c.Name)
@@ -657,9 +835,33 @@ func catalogColumns(env *dbt.Env, id string) []string {
 }
 
 func analyzeModelSQL(ml *ModelLineage, n *dbt.Node, dialect string, ri *relIndex, ups []upstream, cache *Cache) *ModelLineage {
+	d := sqlparse.LookupDialect(dialect)
+	w := cache.getWorker()
+	defer cache.putWorker(w)
+	// The previous model's AST and resolution state are dead: reuse them.
+	w.pp.Reset()
+	w.mem.reset()
+	w.ri, w.ups, w.memo = ri, ups, w.memo[:0]
+	defer func() {
+		// Let go of this project's index and upstreams while idle.
+		w.ri, w.ups = nil, nil
+		clear(w.memo)
+		clear(w.schema)
+		clear(w.names)
+	}()
+	match := w.match
+	// Parents analysed in this run list their output names now, into
+	// memory of the worker.
+	names := w.names[:0]
+	for i := range ups {
+		if ups[i].lineage != nil {
+			names, ups[i].cols = ups[i].lineage.appendNames(names)
+		}
+	}
+	w.names = names
 	// The upstream schema: relation keys are normalised already (relKeys),
 	// and a later upstream with the same key wins, as in a Schema map.
-	schema := make([]schemaEntry, 0, len(ups))
+	schema := w.schema[:0]
 next:
 	for _, u := range ups {
 		if len(u.keys) > 0 && len(u.cols) > 0 {
@@ -672,30 +874,7 @@ next:
 			schema = append(schema, schemaEntry{key: u.keys[0], cols: u.cols})
 		}
 	}
-	matchMemo := map[string]string{}
-	match := func(table string) string {
-		if id, ok := matchMemo[table]; ok {
-			return id
-		}
-		id := ri.match(table, ups)
-		matchMemo[table] = id
-		return id
-	}
-	canon := func(table string) string {
-		if id := match(table); id != "" {
-			return id
-		}
-		return normRel(table)
-	}
-	d := sqlparse.LookupDialect(dialect)
-	w, _ := cache.workers.Get().(*worker)
-	if w == nil {
-		w = &worker{}
-	}
-	defer cache.workers.Put(w)
-	// The previous model's AST and resolution state are dead: reuse them.
-	w.pp.Reset()
-	w.mem.reset()
+	w.schema = schema
 	q, err := w.pp.Parse(d, n.CompiledCode)
 	if err != nil {
 		ml.Opaque, ml.OpaqueReason = true, "unparseable SQL: "+err.Error()
@@ -704,7 +883,7 @@ next:
 		return finish(ml)
 	}
 	a := &w.an
-	*a = analyzer{d: d, schemaList: schema, st: &ModelStructure{}, resMem: &w.mem, canon: canon}
+	*a = analyzer{d: d, schemaList: schema, st: &ModelStructure{}, resMem: &w.mem, canon: w.canonFn}
 	res := runAnalysis(a, q)
 	rel := res.rel
 	ml.Opaque, ml.OpaqueReason = res.opaqueReason != "", res.opaqueReason
@@ -767,24 +946,83 @@ next:
 	return finish(ml)
 }
 
+func (c *Cache) getWorker() *worker {
+	c.idleMu.Lock()
+	defer c.idleMu.Unlock()
+	if n := len(c.idle); n > 0 {
+		w := c.idle[n-1]
+		c.idle[n-1] = nil
+		c.idle = c.idle[:n-1]
+		return w
+	}
+	w := &worker{}
+	w.canonFn = w.canon
+	return w
+}
+
+// putWorker returns w for reuse; the list never holds more workers than
+// ever ran at once.
+func (c *Cache) putWorker(w *worker) {
+	c.idleMu.Lock()
+	c.idle = append(c.idle, w)
+	c.idleMu.Unlock()
+}
+
 // worker is the reusable memory of one model analysis at a time.
 type worker struct {
 	pp  sqlparse.Parser
 	mem resMem
 	an  analyzer
+	// The model being analysed: its project's relation index, its
+	// upstreams and the schema built from them.
+	ri     *relIndex
+	ups    []upstream
+	schema []schemaEntry
+	// names holds the output names of the model's analysed parents.
+	names []string
+	// memo remembers the model's table matches: a model reads a few
+	// tables, each named many times, and a short list costs less than a
+	// map to build.
+	memo []matched
+	// canonFn is w.canon, bound once rather than once per model.
+	canonFn func(string) string
+}
+
+type matched struct{ table, id string }
+
+// maxMemo bounds the match memo of models that read many tables.
+const maxMemo = 16
+
+func (w *worker) match(table string) string {
+	for _, m := range w.memo {
+		if m.table == table {
+			return m.id
+		}
+	}
+	id := w.ri.match(table, w.ups)
+	if len(w.memo) == maxMemo {
+		// Many tables: forget the oldest half rather than search long.
+		w.memo = append(w.memo[:0], w.memo[maxMemo/2:]...)
+	}
+	w.memo = append(w.memo, matched{table, id})
+	return id
+}
+
+// canon names a table by its node id when it matches one.
+func (w *worker) canon(table string) string {
+	if id := w.match(table); id != "" {
+		return id
+	}
+	return normRel(table)
 }
 
 func finish(ml *ModelLineage) *ModelLineage {
-	ml.names = make([]string, 0, len(ml.Columns))
-	for _, c := range ml.Columns {
-		if c.Name == "*" {
-			// Unknown columns: downstream must not treat the list as complete.
-			ml.names = nil
-			break
-		}
-		ml.names = append(ml.names, c.Name)
+	if ml.fullyKnown() {
+		ml.namesHash = columnsNamesHash(ml.Columns)
+	} else {
+		// Unknown columns: downstream must not treat the list as complete.
+		ml.namesHash = namesHash(nil)
 	}
-	ml.namesHash = namesHash(ml.names)
 	if ml.Structure == nil {
 		ml.Structure = (&ModelStructure{}).normalize()
 	}

@@ -17,17 +17,12 @@ import (
 // equalFold is strings.EqualFold with a fast path for ASCII, the common
 // case of identifiers.
 func equalFold(a, b string) bool {
-	if len(a) != len(b) {
-		// Only non-ASCII folding (e.g. the Kelvin sign) can match
-		// strings of different lengths.
-		if isASCII(a) && isASCII(b) {
-			return false
-		}
-		return strings.EqualFold(a, b)
-	}
-	for i := 0; i < len(a); i++ {
+	n := min(len(a), len(b))
+	for i := 0; i < n; i++ {
 		x, y := a[i], b[i]
 		if x|y >= 0x80 {
+			// Only non-ASCII folding (e.g. the Kelvin sign) can match
+			// strings of different lengths; the prefix so far matched.
 			return strings.EqualFold(a[i:], b[i:])
 		}
 		if x == y {
@@ -43,16 +38,9 @@ func equalFold(a, b string) bool {
 			return false
 		}
 	}
-	return true
-}
-
-func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= 0x80 {
-			return false
-		}
-	}
-	return true
+	// An ASCII prefix of the other string: the rest cannot fold to
+	// nothing.
+	return len(a) == len(b)
 }
 
 // dep is a physical column reached by lineage.
@@ -266,6 +254,9 @@ type resMem struct {
 	strBuf  slab.Slab[string]
 	// depLists holds per-column dep lists while results are built.
 	depLists slab.Slab[[]dep]
+	// cteDefs and cteEnvs hold the WITH clauses' definitions and scopes.
+	cteDefs slab.Slab[cteDef]
+	cteEnvs slab.Slab[cteEnv]
 	// memo remembers the resolution of each column reference of the
 	// expression being analysed, so digesting does not resolve it again.
 	memo []refLin
@@ -286,6 +277,8 @@ func (m *resMem) reset() {
 	m.srcBuf.Reset()
 	m.strBuf.Reset()
 	m.depLists.Reset()
+	m.cteDefs.Reset()
+	m.cteEnvs.Reset()
 	clear(m.memo)
 	m.memo = m.memo[:0]
 }
@@ -360,6 +353,9 @@ func newAnalyzer(d sqlparse.Dialect, schema Schema) *analyzer {
 
 // normRel lower-cases a relation name and strips identifier quotes.
 func normRel(s string) string {
+	if r, ok := normRelASCII(s); ok {
+		return r
+	}
 	if strings.ContainsAny(s, "\"`[] \t\n") {
 		var b strings.Builder
 		for _, r := range strings.TrimSpace(s) {
@@ -372,6 +368,48 @@ func normRel(s string) string {
 		s = b.String()
 	}
 	return strings.ToLower(s)
+}
+
+// normRelASCII is normRel for ASCII names, building the result in one
+// allocation (none when s is already normal); relation names are
+// normalised for every node of a project on each analysis. ok is false
+// for non-ASCII s.
+func normRelASCII(s string) (string, bool) {
+	upper, special := false, false
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c >= 0x80:
+			return "", false
+		case c >= 'A' && c <= 'Z':
+			upper = true
+		case c == '"', c == '`', c == '[', c == ']', c == ' ', c == '\t', c == '\n':
+			special = true
+		}
+	}
+	if special {
+		// As normRel: only a name with quotes or blanks is trimmed
+		// (strings.TrimSpace trims exactly these bytes of ASCII input).
+		isSpace := func(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r' }
+		for len(s) > 0 && isSpace(s[0]) {
+			s = s[1:]
+		}
+		for len(s) > 0 && isSpace(s[len(s)-1]) {
+			s = s[:len(s)-1]
+		}
+	} else if !upper {
+		return s, true
+	}
+	b := make([]byte, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case special && (c == '"' || c == '`' || c == '[' || c == ']'):
+		case c >= 'A' && c <= 'Z':
+			b = append(b, c+'a'-'A')
+		default:
+			b = append(b, c)
+		}
+	}
+	return string(b), true
 }
 
 // hashStr is FNV-1a 64 of s.
@@ -505,8 +543,8 @@ func (a *analyzer) query(q *sqlparse.Query, env *cteEnv, outer *scope) *relation
 	}
 	if q.With != nil && len(q.With.CTEs) > 0 {
 		a.st.HasCTE = true
-		defs := make([]cteDef, len(q.With.CTEs))
-		envs := make([]cteEnv, len(q.With.CTEs))
+		defs := a.cteDefs.Take(len(q.With.CTEs), resBlock)
+		envs := a.cteEnvs.Take(len(q.With.CTEs), resBlock)
 		for i, c := range q.With.CTEs {
 			def := &defs[i]
 			*def = cteDef{name: c.Name, cte: c, recursive: q.With.Recursive}

@@ -85,12 +85,20 @@ func Lex(d Dialect, src string) ([]Token, error) {
 
 // lexInto appends src's tokens to toks (reusing its storage).
 func lexInto(d Dialect, src string, toks []Token) ([]Token, error) {
-	lx := lexer{d: d, src: src, line: 1, lineStart: 0, colAt: 1}
+	lx := lexer{d: d, src: src, line: 1, lineStart: 0, colAt: 1, ascii: isASCII(src)}
 	for {
 		// Fast paths for the most frequent tokens, appended without
 		// going through next and token.
-		for lx.i < len(src) && src[lx.i] == ' ' {
-			lx.i++
+		for lx.i < len(src) {
+			if c := src[lx.i]; c == ' ' {
+				lx.i++
+			} else if c == '\n' {
+				lx.i++
+				lx.line++
+				lx.lineStart = lx.i
+			} else {
+				break
+			}
 		}
 		if lx.i < len(src) {
 			c := src[lx.i]
@@ -127,9 +135,30 @@ type lexer struct {
 	// colAt/colIdx memoise the last computed column so that positions on
 	// very long lines (minified SQL) cost O(distance), not O(line).
 	colIdx, colAt int
+	// ascii is set when src is all ASCII, where a column is a byte offset.
+	ascii bool
+}
+
+// isASCII reports whether s has no byte >= 0x80. It reads eight bytes at
+// a time (the compiler merges the shifted loads into one): this runs over
+// every query before lexing it.
+func isASCII(s string) bool {
+	var acc uint64
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		acc |= uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+	}
+	for ; i < len(s); i++ {
+		acc |= uint64(s[i])
+	}
+	return acc&0x8080808080808080 == 0
 }
 
 func (lx *lexer) pos(i int) Pos {
+	if lx.ascii {
+		return Pos{Line: int32(lx.line), Col: int32(i - lx.lineStart + 1)}
+	}
 	if lx.colIdx < lx.lineStart || lx.colIdx > i {
 		lx.colIdx, lx.colAt = lx.lineStart, 1
 	}
@@ -248,11 +277,26 @@ func (lx *lexer) next() (Token, error) {
 	return Token{Kind: EOF, Pos: lx.pos(lx.i)}, nil
 }
 
+// identByte marks the ASCII bytes that continue an identifier.
+var identByte = func() (t [256]bool) {
+	for c := 0; c < 0x80; c++ {
+		t[c] = c == '_' || c == '$' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+	}
+	return t
+}()
+
 func (lx *lexer) ident() Token {
 	start := lx.i
+	// The ASCII run in a local index first; the loop below goes on past
+	// non-ASCII letters.
+	src, i := lx.src, lx.i
+	for i < len(src) && identByte[src[i]] {
+		i++
+	}
+	lx.i = i
 	for lx.i < len(lx.src) {
 		if c := lx.src[lx.i]; c < 0x80 {
-			if c == '_' || c == '$' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' {
+			if identByte[c] {
 				lx.i++
 				continue
 			}
@@ -272,7 +316,12 @@ func (lx *lexer) ident() Token {
 // the parser compares against, else 0. Upper-casing every identifier was
 // the lexer's largest allocation cost.
 func keywordIndex(text string) uint16 {
-	if len(text) > maxKeywordLen {
+	if len(text) > maxKeywordLen || len(text) == 0 {
+		return 0
+	}
+	// Most identifiers are column and table names: reject them by length,
+	// first and last letter before upper-casing and hashing.
+	if kwShape[len(text)][0]&kwCharBit(text[0]) == 0 || kwShape[len(text)][1]&kwCharBit(text[len(text)-1]) == 0 {
 		return 0
 	}
 	var buf [maxKeywordLen]byte
@@ -298,6 +347,25 @@ func keywordIndex(text string) uint16 {
 		}
 	}
 }
+
+// kwCharBit maps a byte to a bit: one per letter (either case), one for
+// anything else.
+func kwCharBit(c byte) uint32 {
+	if c |= 0x20; c >= 'a' && c <= 'z' {
+		return 1 << (c - 'a')
+	}
+	return 1 << 26
+}
+
+// kwShape holds, per keyword length, the kwCharBit masks of keywords'
+// first and last bytes.
+var kwShape = func() (t [maxKeywordLen + 1][2]uint32) {
+	for _, w := range keywordNames[1:] {
+		t[len(w)][0] |= kwCharBit(w[0])
+		t[len(w)][1] |= kwCharBit(w[len(w)-1])
+	}
+	return t
+}()
 
 // maxKeywordLen bounds keyword length (MATCH_RECOGNIZE is the longest).
 const maxKeywordLen = 24

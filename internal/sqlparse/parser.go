@@ -96,12 +96,12 @@ func (pp *Parser) Parse(d Dialect, sql string) (q *Query, err error) {
 				err = e
 				return
 			}
-			err = &Error{Pos: p.peek().Pos, Msg: fmt.Sprintf("internal parser error: %v", r)}
+			err = &Error{Pos: p.tok(0).Pos, Msg: fmt.Sprintf("internal parser error: %v", r)}
 		}
 	}()
 	for p.acceptOp(";") {
 	}
-	if p.peek().Kind == EOF {
+	if p.tok(0).Kind == EOF {
 		p.fail("empty SQL: expected a SELECT statement")
 	}
 	p.skipDMLPrefix()
@@ -148,6 +148,8 @@ type parser struct {
 	toks  []Token
 	i     int
 	depth int
+	// eof is what tok returns past the end (a zero Token has Kind EOF).
+	eof Token
 	*nodeMem
 }
 
@@ -180,6 +182,9 @@ type nodeMem struct {
 	tablesBuf slab.Slab[TableExpr]
 	whenStack [][2]Expr
 	whensBuf  slab.Slab[[2]Expr]
+	withs     slab.Slab[With]
+	ctePtrs   slab.Slab[*CTE]
+	windows   slab.Slab[WindowSpec]
 }
 
 // forget and reset apply to every slab (see slab).
@@ -202,6 +207,9 @@ func (m *nodeMem) forget() {
 	m.itemBuf.Forget()
 	m.tablesBuf.Forget()
 	m.whensBuf.Forget()
+	m.withs.Forget()
+	m.ctePtrs.Forget()
+	m.windows.Forget()
 }
 
 func (m *nodeMem) reset() {
@@ -223,6 +231,9 @@ func (m *nodeMem) reset() {
 	m.itemBuf.Reset()
 	m.tablesBuf.Reset()
 	m.whensBuf.Reset()
+	m.withs.Reset()
+	m.ctePtrs.Reset()
+	m.windows.Reset()
 }
 
 // nodeBlock bounds the chunk size of node slabs.
@@ -247,6 +258,16 @@ func (p *parser) peek() Token {
 		return p.toks[p.i]
 	}
 	return Token{Kind: EOF}
+}
+
+// tok is peekN without copying the token: the hot checks read one or two
+// fields of the next tokens, and a 32-byte copy per check added up. The
+// token must not be modified.
+func (p *parser) tok(n int) *Token {
+	if p.i+n < len(p.toks) {
+		return &p.toks[p.i+n]
+	}
+	return &p.eof
 }
 
 func (p *parser) peekN(n int) Token {
@@ -286,7 +307,7 @@ func (p *parser) enter() {
 func (p *parser) leave() { p.depth-- }
 
 func (p *parser) isOp(op string) bool {
-	t := p.peek()
+	t := p.tok(0)
 	return t.Kind == Op && t.Text == op
 }
 
@@ -440,12 +461,12 @@ func mustKeyword(w string) uint16 {
 // isKwID reports whether t is the unquoted keyword with index id.
 func isKwID(t Token, id uint16) bool { return t.kw == id }
 
-func (p *parser) isKwID(id uint16) bool { return isKwID(p.peek(), id) }
+func (p *parser) isKwID(id uint16) bool { return p.tok(0).kw == id }
 
 // acceptKwID consumes the keywords ids if they come next.
 func (p *parser) acceptKwID(ids ...uint16) bool {
 	for j, id := range ids {
-		if !isKwID(p.peekN(j), id) {
+		if p.tok(j).kw != id {
 			return false
 		}
 	}
@@ -481,16 +502,21 @@ func (p *parser) identText(t Token) string {
 	return p.d.FoldIdent(t.Text)
 }
 
-func isIdentTok(t Token) bool { return t.Kind == Ident || t.Kind == QuotedIdent }
+func isIdentTok(t Token) bool { return isIdentKind(t.Kind) }
+
+func isIdentKind(k TokenKind) bool { return k == Ident || k == QuotedIdent }
 
 // parseIdent reads any identifier, keywords included (used after AS and '.').
 func (p *parser) parseIdent() (string, bool) {
-	t := p.peek()
-	if !isIdentTok(t) {
-		p.fail("expected an identifier, found %s", describe(t))
+	t := p.tok(0)
+	if !isIdentKind(t.Kind) {
+		p.fail("expected an identifier, found %s", describe(*t))
 	}
 	p.i++
-	return p.identText(t), t.Kind == QuotedIdent
+	if t.Kind == QuotedIdent {
+		return t.Text, true
+	}
+	return p.d.FoldIdent(t.Text), false
 }
 
 func (p *parser) parseIdentList() []string {
@@ -530,13 +556,14 @@ func (p *parser) parseQuery() *Query {
 
 func (p *parser) parseQueryBody() *Query {
 	q := p.queries.Alloc(nodeBlock)
-	q.Pos = p.peek().Pos
+	q.Pos = p.tok(0).Pos
 	if p.acceptKwID(kwWITH) {
-		q.With = &With{Recursive: p.acceptKwID(kwRECURSIVE)}
+		q.With = p.withs.Alloc(nodeBlock)
+		q.With.Recursive = p.acceptKwID(kwRECURSIVE)
 		mark := len(p.cteStack)
 		for {
 			c := p.ctes.Alloc(nodeBlock)
-			c.Pos = p.peek().Pos
+			c.Pos = p.tok(0).Pos
 			c.Name, _ = p.parseIdent()
 			if p.isOp("(") {
 				c.Columns = p.parseIdentList()
@@ -555,7 +582,8 @@ func (p *parser) parseQueryBody() *Query {
 				break // trailing comma after the last CTE
 			}
 		}
-		q.With.CTEs = append([]*CTE(nil), p.cteStack[mark:]...)
+		q.With.CTEs = p.ctePtrs.Take(len(p.cteStack)-mark, 256)
+		copy(q.With.CTEs, p.cteStack[mark:])
 		clear(p.cteStack[mark:])
 		p.cteStack = p.cteStack[:mark]
 	}
@@ -687,7 +715,7 @@ func (p *parser) parseValues() *Values {
 }
 
 func (p *parser) isClauseStart() bool {
-	t := p.peek()
+	t := p.tok(0)
 	if t.Kind == EOF || t.Kind == Op && (t.Text == ")" || t.Text == ";") {
 		return true
 	}
@@ -706,7 +734,7 @@ func (p *parser) isClauseStart() bool {
 
 func (p *parser) parseSelect() *Select {
 	s := p.selects.Alloc(nodeBlock)
-	s.Pos = p.peek().Pos
+	s.Pos = p.tok(0).Pos
 	sawSelect := false
 	if p.isKwID(kwFROM) {
 		p.i++
@@ -766,18 +794,21 @@ func (p *parser) parseGroupBy(s *Select) {
 		s.GroupByAll = true
 		return
 	}
+	mark := len(p.argStack)
 	for {
 		if p.acceptKwID(kwGROUPING, kwSETS) {
-			s.GroupBy = append(s.GroupBy, p.parsePrimary())
+			p.argStack = append(p.argStack, p.parsePrimary())
 		} else if p.isClauseStart() {
+			s.GroupBy = p.popExprs(mark)
 			return // trailing comma
 		} else {
-			s.GroupBy = append(s.GroupBy, p.parseExpr())
+			p.argStack = append(p.argStack, p.parseExpr())
 		}
 		if !p.acceptOp(",") {
 			break
 		}
 	}
+	s.GroupBy = p.popExprs(mark)
 	if p.acceptKwID(kwWITH, kwROLLUP) || p.acceptKwID(kwWITH, kwCUBE) {
 		return
 	}
@@ -794,7 +825,7 @@ func (p *parser) parseSelectList(s *Select) {
 	} else {
 		p.acceptKwID(kwALL)
 	}
-	if p.isKwID(kwTOP) && p.peekN(1).Kind == Number {
+	if p.isKwID(kwTOP) && p.tok(1).Kind == Number {
 		p.i += 2
 	}
 	// Collect items on a shared stack and copy once: select lists are long
@@ -818,7 +849,7 @@ func (p *parser) parseSelectList(s *Select) {
 }
 
 func (p *parser) parseSelectItem() *SelectItem {
-	t := p.peek()
+	t := p.tok(0)
 	it := p.items.Alloc(nodeBlock)
 	it.Pos = t.Pos
 	// *, t.*, db.t.*
@@ -828,12 +859,13 @@ func (p *parser) parseSelectItem() *SelectItem {
 		p.parseStarModifiers(it.Star)
 		return it
 	}
-	if isIdentTok(t) {
+	if isIdentTok(*t) {
 		j := 0
-		for isIdentTok(p.peekN(j)) && p.peekN(j+1).Kind == Op && p.peekN(j+1).Text == "." {
+		for isIdentTok(p.peekN(j)) && p.tok(j+1).Kind == Op && p.tok(j+1).Text == "." {
 			j += 2
 			if nt := p.peekN(j); nt.Kind == Op && nt.Text == "*" {
-				st := &Star{}
+				st := p.stars.Alloc(nodeBlock)
+				st.Qualifier = p.strs(j / 2)
 				for k := 0; k < j; k += 2 {
 					st.Qualifier = append(st.Qualifier, p.identText(p.peekN(k)))
 				}
@@ -843,7 +875,7 @@ func (p *parser) parseSelectItem() *SelectItem {
 				return it
 			}
 		}
-		if isKwID(t, kwCOLUMNS) && p.peekN(1).Kind == Op && p.peekN(1).Text == "(" {
+		if isKwID(*t, kwCOLUMNS) && p.tok(1).Kind == Op && p.tok(1).Text == "(" {
 			save := p.i
 			p.i += 2
 			st := &Star{Columns: true}
@@ -875,10 +907,10 @@ func (p *parser) parseSelectItem() *SelectItem {
 
 // parseAlias reads [AS] alias, accepting a string alias ('name') too.
 func (p *parser) parseAlias(alias *string, quoted *bool) bool {
-	t := p.peek()
-	if isKwID(t, kwAS) {
+	t := p.tok(0)
+	if isKwID(*t, kwAS) {
 		p.i++
-		t = p.peek()
+		t = p.tok(0)
 		if t.Kind == String {
 			p.i++
 			*alias = t.Text
@@ -890,7 +922,7 @@ func (p *parser) parseAlias(alias *string, quoted *bool) bool {
 	}
 	if t.Kind == QuotedIdent || t.Kind == Ident && !reservedKw[t.kw] {
 		p.i++
-		*alias, *quoted = p.identText(t), t.Kind == QuotedIdent
+		*alias, *quoted = p.identText(*t), t.Kind == QuotedIdent
 		return true
 	}
 	if t.Kind == String && p.d.Name != "snowflake" {
@@ -909,24 +941,24 @@ func (p *parser) parseAlias(alias *string, quoted *bool) bool {
 func (p *parser) parseStarModifiers(st *Star) {
 	for {
 		switch {
-		case p.isKwID(kwILIKE) && p.peekN(1).Kind == String:
-			st.ILike = p.peekN(1).Text
+		case p.isKwID(kwILIKE) && p.tok(1).Kind == String:
+			st.ILike = p.tok(1).Text
 			st.HasILike = true
 			p.i += 2
-		case p.isKwID(kwLIKE) && p.peekN(1).Kind == String:
-			st.ILike = p.peekN(1).Text
+		case p.isKwID(kwLIKE) && p.tok(1).Kind == String:
+			st.ILike = p.tok(1).Text
 			st.HasILike = true
 			p.i += 2
 		case p.isKwID(kwEXCLUDE):
 			p.i++
-			st.Exclude = append(st.Exclude, p.parseStarNameList()...)
-		case p.isKwID(kwEXCEPT) && p.peekN(1).Kind == Op && p.peekN(1).Text == "(" && !isKwID(p.peekN(2), kwSELECT) && !isKwID(p.peekN(2), kwWITH):
+			st.Exclude = appendNames(st.Exclude, p.parseStarNameList())
+		case p.isKwID(kwEXCEPT) && p.tok(1).Kind == Op && p.tok(1).Text == "(" && !isKwID(p.peekN(2), kwSELECT) && !isKwID(p.peekN(2), kwWITH):
 			p.i++
-			st.Exclude = append(st.Exclude, p.parseStarNameList()...)
-		case p.isKwID(kwREPLACE) && p.peekN(1).Kind == Op && p.peekN(1).Text == "(":
+			st.Exclude = appendNames(st.Exclude, p.parseStarNameList())
+		case p.isKwID(kwREPLACE) && p.tok(1).Kind == Op && p.tok(1).Text == "(":
 			p.i += 2
 			for {
-				it := &SelectItem{Pos: p.peek().Pos, Expr: p.parseExpr()}
+				it := &SelectItem{Pos: p.tok(0).Pos, Expr: p.parseExpr()}
 				p.acceptKwID(kwAS)
 				it.Alias, it.AliasQuoted = p.parseIdent()
 				st.Replace = append(st.Replace, it)
@@ -954,6 +986,15 @@ func (p *parser) parseStarModifiers(st *Star) {
 			return
 		}
 	}
+}
+
+// appendNames appends names to list, taking names itself when list is
+// empty (append would copy it).
+func appendNames(list, names []string) []string {
+	if list == nil {
+		return names
+	}
+	return append(list, names...)
 }
 
 // parseDottedLast reads a possibly qualified column name and returns its last part.
@@ -1098,11 +1139,10 @@ func adjacent(a, b Token) bool {
 // parseNameOpt reads a dotted name; with hyphens set, BigQuery's unquoted
 // project ids (my-project.dataset.table) are joined back together.
 func (p *parser) parseNameOpt(hyphens bool) Name {
-	t := p.peek()
-	n := Name{Pos: t.Pos}
+	n := Name{Pos: p.tok(0).Pos}
 	// Size Parts exactly: names are the parser's most frequent allocation.
 	parts := 1
-	for j := 1; p.peekN(j).Kind == Op && p.peekN(j).Text == "." && isIdentTok(p.peekN(j+1)); j += 2 {
+	for j := 1; p.tok(j).Kind == Op && p.tok(j).Text == "." && isIdentKind(p.tok(j+1).Kind); j += 2 {
 		parts++
 	}
 	n.Parts = p.strs(parts)
@@ -1111,9 +1151,9 @@ func (p *parser) parseNameOpt(hyphens bool) Name {
 			first := p.peek()
 			text := first.Text
 			j := 0
-			for adjacent(p.peekN(j), p.peekN(j+1)) && p.peekN(j+1).Kind == Op && p.peekN(j+1).Text == "-" {
+			for adjacent(p.peekN(j), p.peekN(j+1)) && p.tok(j+1).Kind == Op && p.tok(j+1).Text == "-" {
 				nt := p.peekN(j + 2)
-				if (nt.Kind != Ident && nt.Kind != Number) || nt.Pos.Col != p.peekN(j+1).Pos.Col+1 || nt.Pos.Line != first.Pos.Line {
+				if (nt.Kind != Ident && nt.Kind != Number) || nt.Pos.Col != p.tok(j+1).Pos.Col+1 || nt.Pos.Line != first.Pos.Line {
 					break
 				}
 				text += "-" + nt.Text
@@ -1134,7 +1174,7 @@ func (p *parser) parseNameOpt(hyphens bool) Name {
 				return n
 			}
 		}
-		if bt := p.peek(); bt.Backtick && strings.Contains(bt.Text, ".") {
+		if bt := p.tok(0); bt.Backtick && strings.Contains(bt.Text, ".") {
 			p.i++
 			for _, part := range strings.Split(bt.Text, ".") {
 				n.setQuoted(len(n.Parts))
@@ -1151,7 +1191,7 @@ func (p *parser) parseNameOpt(hyphens bool) Name {
 			n.setQuoted(len(n.Parts))
 		}
 		n.Parts = append(n.Parts, s)
-		if p.isOp(".") && isIdentTok(p.peekN(1)) {
+		if p.isOp(".") && isIdentKind(p.tok(1).Kind) {
 			p.i++
 			continue
 		}
@@ -1162,8 +1202,8 @@ func (p *parser) parseNameOpt(hyphens bool) Name {
 
 func (p *parser) parseTableAlias(alias *string, cols *[]string) {
 	var q bool
-	t := p.peek()
-	if isKwID(t, kwAS) || t.Kind == QuotedIdent || t.Kind == Ident && !reservedKw[t.kw] && !isTableModifier(t.Upper()) {
+	t := p.tok(0)
+	if isKwID(*t, kwAS) || t.Kind == QuotedIdent || t.Kind == Ident && !reservedKw[t.kw] && !isTableModifier(t.Upper()) {
 		if !p.parseAlias(alias, &q) {
 			return
 		}
@@ -1193,15 +1233,15 @@ func (p *parser) parseTablePrimary() TableExpr {
 func (p *parser) parseTablePrimaryBody() TableExpr {
 	lateral := p.acceptKwID(kwLATERAL)
 	var te TableExpr
-	t := p.peek()
+	t := p.tok(0)
 	switch {
 	case t.Kind == Op && t.Text == "(":
 		te = p.parseParenTable(lateral)
-	case isKwID(t, kwVALUES):
+	case isKwID(*t, kwVALUES):
 		vt := &ValuesTable{Values: p.parseValues()}
 		p.parseTableAlias(&vt.Alias, &vt.ColAliases)
 		te = vt
-	case isKwID(t, kwTABLE) && p.peekN(1).Kind == Op && p.peekN(1).Text == "(":
+	case isKwID(*t, kwTABLE) && p.tok(1).Kind == Op && p.tok(1).Text == "(":
 		p.i += 2
 		e := p.parseExpr()
 		p.expectOp(")")
@@ -1220,7 +1260,7 @@ func (p *parser) parseTablePrimaryBody() TableExpr {
 		te = tr
 	case t.Kind == Ident && reservedKw[t.kw]:
 		p.fail("expected a table, found keyword %s", t.Upper())
-	case isIdentTok(t):
+	case isIdentTok(*t):
 		n := p.parseNameOpt(p.d.Name == "bigquery" || p.d.Name == "generic")
 		if p.isOp("(") {
 			f := p.parseFuncCall(n)
@@ -1240,12 +1280,12 @@ func (p *parser) parseTablePrimaryBody() TableExpr {
 			te = tr
 		}
 	default:
-		p.fail("expected a table, found %s", describe(t))
+		p.fail("expected a table, found %s", describe(*t))
 	}
 	p.skipTableModifiers()
 	for {
 		switch {
-		case p.isKwID(kwPIVOT) && p.peekN(1).Kind == Op && p.peekN(1).Text == "(":
+		case p.isKwID(kwPIVOT) && p.tok(1).Kind == Op && p.tok(1).Text == "(":
 			te = p.parsePivot(te)
 		case p.isKwID(kwUNPIVOT):
 			te = p.parseUnpivot(te)
@@ -1260,7 +1300,7 @@ func (p *parser) parseTablePrimaryBody() TableExpr {
 func (p *parser) skipTableModifiers() {
 	for {
 		switch {
-		case (p.isKwID(kwAT) || p.isKwID(kwBEFORE) || p.isKwID(kwCHANGES)) && p.peekN(1).Kind == Op && p.peekN(1).Text == "(":
+		case (p.isKwID(kwAT) || p.isKwID(kwBEFORE) || p.isKwID(kwCHANGES)) && p.tok(1).Kind == Op && p.tok(1).Text == "(":
 			p.i++
 			p.skipParens()
 		case p.isKwID(kwTABLESAMPLE) || p.isKwID(kwSAMPLE) || p.isKwID(kwUSING) && isKwID(p.peekN(1), kwSAMPLE):
@@ -1276,7 +1316,7 @@ func (p *parser) skipTableModifiers() {
 				continue
 			}
 			p.i++
-			if isIdentTok(p.peek()) && p.peekN(1).Kind == Op && p.peekN(1).Text == "(" {
+			if isIdentTok(p.peek()) && p.tok(1).Kind == Op && p.tok(1).Text == "(" {
 				p.i++
 			}
 			if p.isOp("(") {
@@ -1292,7 +1332,7 @@ func (p *parser) skipTableModifiers() {
 			p.parseExpr()
 		case p.isKwID(kwFINAL):
 			p.i++
-		case p.isKwID(kwWITH) && p.peekN(1).Kind == Op && p.peekN(1).Text == "(":
+		case p.isKwID(kwWITH) && p.tok(1).Kind == Op && p.tok(1).Text == "(":
 			p.i++
 			p.skipParens()
 		default:
@@ -1364,7 +1404,7 @@ func (p *parser) parsePivot(src TableExpr) TableExpr {
 	p.expectOp("(")
 	pv := &Pivot{Source: src}
 	for {
-		it := &SelectItem{Pos: p.peek().Pos, Expr: p.parseExpr()}
+		it := &SelectItem{Pos: p.tok(0).Pos, Expr: p.parseExpr()}
 		p.parseAlias(&it.Alias, &it.AliasQuoted)
 		pv.Aggs = append(pv.Aggs, it)
 		if !p.acceptOp(",") {
@@ -1383,7 +1423,7 @@ func (p *parser) parsePivot(src TableExpr) TableExpr {
 			p.parseQuery()
 		} else {
 			for !p.isOp(")") {
-				it := &SelectItem{Pos: p.peek().Pos, Expr: p.parseExpr()}
+				it := &SelectItem{Pos: p.tok(0).Pos, Expr: p.parseExpr()}
 				p.parseAlias(&it.Alias, &it.AliasQuoted)
 				pv.In = append(pv.In, it)
 				if !p.acceptOp(",") {
@@ -1440,7 +1480,7 @@ func (p *parser) parseUnpivot(src TableExpr) TableExpr {
 	p.expectKwID(kwIN)
 	p.expectOp("(")
 	for !p.isOp(")") {
-		it := &SelectItem{Pos: p.peek().Pos}
+		it := &SelectItem{Pos: p.tok(0).Pos}
 		if p.isOp("(") {
 			l := &List{Kind: "ROW"}
 			p.i++
@@ -1473,16 +1513,27 @@ func (p *parser) parseUnpivot(src TableExpr) TableExpr {
 // ---- expressions ----
 
 func (p *parser) parseExprList() []Expr {
-	var out []Expr
+	mark := len(p.argStack)
 	for {
-		out = append(out, p.parseExpr())
-		if !p.acceptOp(",") {
-			return out
-		}
-		if p.isOp(")") {
-			return out
+		p.argStack = append(p.argStack, p.parseExpr())
+		if !p.acceptOp(",") || p.isOp(")") {
+			return p.popExprs(mark)
 		}
 	}
+}
+
+// popExprs moves the expressions pushed on argStack since mark into an
+// exactly sized slice.
+func (p *parser) popExprs(mark int) []Expr {
+	k := len(p.argStack) - mark
+	if k == 0 {
+		return nil
+	}
+	out := p.exprBuf.Take(k, 256)
+	copy(out, p.argStack[mark:])
+	clear(p.argStack[mark:])
+	p.argStack = p.argStack[:mark]
+	return out
 }
 
 func (p *parser) parseOrderItems() []OrderItem {
@@ -1509,9 +1560,67 @@ func (p *parser) parseOrderItems() []OrderItem {
 
 func (p *parser) parseExpr() Expr {
 	p.enter()
-	e := p.parseOr()
+	var e Expr
+	if c := p.bareColumn(); c != nil {
+		e = c
+	} else {
+		e = p.parseOr()
+	}
 	p.depth--
 	return e
+}
+
+// bareColumn parses a column reference (a possibly qualified name) that is
+// a whole expression, the most frequent kind, without descending through
+// every precedence level. It returns nil, consuming nothing, unless the
+// lookahead shows that parseOr would read exactly that name.
+func (p *parser) bareColumn() *ColumnRef {
+	// parseOr would enter two more levels (parseBinary, parsePrimary):
+	// leave a too-deep query to fail there.
+	if p.depth+2 > maxDepth {
+		return nil
+	}
+	t := p.tok(0)
+	if !(t.Kind == Ident && t.kw == 0 || t.Kind == QuotedIdent) || t.Backtick {
+		return nil
+	}
+	j := 1
+	for {
+		u := p.tok(j)
+		if u.Kind == Op && u.Text == "." {
+			if v := p.tok(j + 1); !isIdentKind(v.Kind) || v.Backtick {
+				return nil
+			}
+			j += 2
+			continue
+		}
+		if !endsExpr(u) {
+			return nil
+		}
+		break
+	}
+	c := p.cols.Alloc(nodeBlock)
+	c.Name = p.parseName()
+	return c
+}
+
+// endsExpr reports whether no operator, postfix or predicate of an
+// expression starts at t, so that an expression before it ends there.
+func endsExpr(t *Token) bool {
+	switch t.Kind {
+	case EOF, QuotedIdent:
+		return true
+	case Op:
+		return t.Text == "," || t.Text == ")" || t.Text == ";"
+	case Ident:
+		switch t.kw {
+		case kwCOLLATE, kwAT, kwDIV, kwMOD, kwNOT, kwIS, kwISNULL, kwNOTNULL, kwIN, kwLIKE, kwILIKE,
+			kwRLIKE, kwREGEXP, kwSIMILAR, kwBETWEEN, kwAND, kwOR:
+			return false
+		}
+		return true
+	}
+	return false
 }
 
 func (p *parser) parseOr() Expr {
@@ -1543,11 +1652,11 @@ func (p *parser) parseNot() Expr {
 func (p *parser) parseComparison() Expr {
 	left := p.parseBinary(0)
 	for {
-		t := p.peek()
+		t := p.tok(0)
 		if t.Kind == Op && isCmpOp(t.Text) {
 			p.i++
 			// x = ANY(...) / ALL(...)
-			if (p.isKwID(kwANY) || p.isKwID(kwALL) || p.isKwID(kwSOME)) && p.peekN(1).Kind == Op && p.peekN(1).Text == "(" {
+			if (p.isKwID(kwANY) || p.isKwID(kwALL) || p.isKwID(kwSOME)) && p.tok(1).Kind == Op && p.tok(1).Text == "(" {
 				p.i++
 			}
 			b := p.binaries.Alloc(nodeBlock)
@@ -1557,18 +1666,18 @@ func (p *parser) parseComparison() Expr {
 			continue
 		}
 		not := false
-		if isKwID(t, kwNOT) {
+		if isKwID(*t, kwNOT) {
 			nt := p.peekN(1)
 			if isKwID(nt, kwIN) || isKwID(nt, kwLIKE) || isKwID(nt, kwILIKE) || isKwID(nt, kwBETWEEN) || isKwID(nt, kwRLIKE) || isKwID(nt, kwREGEXP) || isKwID(nt, kwSIMILAR) {
 				not = true
 				p.i++
-				t = p.peek()
+				t = p.tok(0)
 			} else {
 				return left
 			}
 		}
 		switch {
-		case isKwID(t, kwIS):
+		case isKwID(*t, kwIS):
 			p.i++
 			neg := p.acceptKwID(kwNOT)
 			op := "IS"
@@ -1581,15 +1690,19 @@ func (p *parser) parseComparison() Expr {
 				right = p.parseBinary(0)
 				op += " DISTINCT FROM"
 			case p.isKwID(kwNULL) || p.isKwID(kwTRUE) || p.isKwID(kwFALSE) || p.isKwID(kwUNKNOWN):
-				right = &Literal{Kind: "keyword", Value: p.advance().Upper()}
+				l := p.lits.Alloc(nodeBlock)
+				l.Kind, l.Value = "keyword", p.advance().Upper()
+				right = l
 			default:
 				right = p.parseBinary(0)
 			}
-			left = &Binary{Op: op, Left: left, Right: right}
-		case isKwID(t, kwISNULL) || isKwID(t, kwNOTNULL):
+			b := p.binaries.Alloc(nodeBlock)
+			b.Op, b.Left, b.Right = op, left, right
+			left = b
+		case isKwID(*t, kwISNULL) || isKwID(*t, kwNOTNULL):
 			p.i++
 			left = &Unary{Op: t.Upper(), Expr: left}
-		case isKwID(t, kwIN) && p.peekN(1).Kind == Op && p.peekN(1).Text == "(":
+		case isKwID(*t, kwIN) && p.tok(1).Kind == Op && p.tok(1).Text == "(":
 			p.i += 2
 			in := &InExpr{Expr: left, Not: not}
 			if p.startsQuery() {
@@ -1599,16 +1712,16 @@ func (p *parser) parseComparison() Expr {
 			}
 			p.expectOp(")")
 			left = in
-		case isKwID(t, kwIN) && (p.d.Name == "bigquery" || p.d.Name == "generic") && isKwID(p.peekN(1), kwUNNEST):
+		case isKwID(*t, kwIN) && (p.d.Name == "bigquery" || p.d.Name == "generic") && isKwID(p.peekN(1), kwUNNEST):
 			p.i++
 			left = &InExpr{Expr: left, Not: not, List: []Expr{p.parsePrimary()}}
-		case isKwID(t, kwLIKE) || isKwID(t, kwILIKE) || isKwID(t, kwRLIKE) || isKwID(t, kwREGEXP) || isKwID(t, kwSIMILAR):
+		case isKwID(*t, kwLIKE) || isKwID(*t, kwILIKE) || isKwID(*t, kwRLIKE) || isKwID(*t, kwREGEXP) || isKwID(*t, kwSIMILAR):
 			p.i++
 			op := t.Upper()
 			if op == "SIMILAR" {
 				p.expectKwID(kwTO)
 			}
-			if (p.isKwID(kwANY) || p.isKwID(kwALL) || p.isKwID(kwSOME)) && p.peekN(1).Kind == Op && p.peekN(1).Text == "(" {
+			if (p.isKwID(kwANY) || p.isKwID(kwALL) || p.isKwID(kwSOME)) && p.tok(1).Kind == Op && p.tok(1).Text == "(" {
 				p.i++
 			}
 			if not {
@@ -1618,7 +1731,7 @@ func (p *parser) parseComparison() Expr {
 			if p.acceptKwID(kwESCAPE) {
 				p.parseBinary(0)
 			}
-		case isKwID(t, kwBETWEEN):
+		case isKwID(*t, kwBETWEEN):
 			p.i++
 			p.acceptKwID(kwSYMMETRIC)
 			b := &Between{Expr: left, Not: not}
@@ -1679,19 +1792,19 @@ func (p *parser) parseBinary(minPrec int) Expr {
 func (p *parser) parseBinaryBody(minPrec int) Expr {
 	left := p.parseUnary()
 	for {
-		t := p.peek()
+		t := p.tok(0)
 		if t.Kind != Op {
-			if isKwID(t, kwCOLLATE) {
+			if isKwID(*t, kwCOLLATE) {
 				p.i++
 				p.advance()
 				continue
 			}
-			if isKwID(t, kwAT) && isKwID(p.peekN(1), kwTIME) && isKwID(p.peekN(2), kwZONE) {
+			if isKwID(*t, kwAT) && isKwID(p.peekN(1), kwTIME) && isKwID(p.peekN(2), kwZONE) {
 				p.i += 3
 				left = &Binary{Op: "AT TIME ZONE", Left: left, Right: p.parseUnary()}
 				continue
 			}
-			if isKwID(t, kwDIV) || isKwID(t, kwMOD) {
+			if isKwID(*t, kwDIV) || isKwID(*t, kwMOD) {
 				p.i++
 				left = &Binary{Op: t.Upper(), Left: left, Right: p.parseBinary(7)}
 				continue
@@ -1722,7 +1835,7 @@ func (p *parser) parseBinaryBody(minPrec int) Expr {
 }
 
 func (p *parser) parseUnary() Expr {
-	t := p.peek()
+	t := p.tok(0)
 	if t.Kind == Op && (t.Text == "-" || t.Text == "+" || t.Text == "~" || t.Text == "!") {
 		p.i++
 		p.enter()
@@ -1734,7 +1847,7 @@ func (p *parser) parseUnary() Expr {
 
 func (p *parser) parsePostfix(e Expr) Expr {
 	for {
-		t := p.peek()
+		t := p.tok(0)
 		if t.Kind != Op {
 			return e
 		}
@@ -1791,6 +1904,58 @@ func (p *parser) parsePostfix(e Expr) Expr {
 	}
 }
 
+// commonTypes interns the upper-cased names of frequent types, so that
+// casts like ::integer do not allocate.
+var commonTypes = func() map[string]string {
+	m := map[string]string{}
+	for _, t := range strings.Fields(`INT INTEGER BIGINT SMALLINT TINYINT INT64 INT4 INT8 HUGEINT NUMERIC DECIMAL NUMBER
+		FLOAT FLOAT64 FLOAT8 DOUBLE REAL BOOLEAN BOOL VARCHAR TEXT STRING CHAR DATE DATETIME TIMESTAMP
+		TIMESTAMPTZ TIMESTAMP_NTZ TIMESTAMP_LTZ TIMESTAMP_TZ TIME INTERVAL JSON JSONB VARIANT UUID BYTES BLOB`) {
+		m[t] = t
+	}
+	return m
+}()
+
+// upperTypeName is strings.ToUpper(s), without allocating for common
+// ASCII type names.
+func upperTypeName(s string) string {
+	var buf [16]byte
+	if len(s) > len(buf) {
+		return strings.ToUpper(s)
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x80 {
+			return strings.ToUpper(s)
+		}
+		if c >= 'a' && c <= 'z' {
+			c -= 'a' - 'A'
+		}
+		buf[i] = c
+	}
+	if t, ok := commonTypes[string(buf[:len(s)])]; ok {
+		return t
+	}
+	return strings.ToUpper(s)
+}
+
+// typeGoesOn reports whether the next token extends the type name just
+// read, in one of the ways parseType handles.
+func (p *parser) typeGoesOn() bool {
+	switch u := p.peek(); u.Kind {
+	case Op:
+		return u.Text == "(" || u.Text == "<" || u.Text == "["
+	case Ident:
+		switch u.Upper() {
+		case "PRECISION", "VARYING", "UNSIGNED", "ZONE", "TIME", "LOCAL", "ARRAY":
+			return true
+		case "WITH", "WITHOUT":
+			return isKwID(p.peekN(1), kwTIME)
+		}
+	}
+	return false
+}
+
 // parseType reads a type name permissively; lineage never needs its meaning.
 func (p *parser) parseType() string {
 	var b strings.Builder
@@ -1799,7 +1964,12 @@ func (p *parser) parseType() string {
 		p.fail("expected a type name, found %s", describe(t))
 	}
 	n := p.parseName()
-	b.WriteString(strings.ToUpper(n.String()))
+	name := upperTypeName(n.String())
+	if !p.typeGoesOn() {
+		// A bare type name, the usual case: nothing to append.
+		return name
+	}
+	b.WriteString(name)
 	for {
 		u := p.peek()
 		if u.Kind == Ident && (u.Upper() == "PRECISION" || u.Upper() == "VARYING" || u.Upper() == "UNSIGNED" ||
@@ -1841,7 +2011,7 @@ func (p *parser) parseType() string {
 	}
 	for p.isOp("[") {
 		p.i++
-		if p.peek().Kind == Number {
+		if p.tok(0).Kind == Number {
 			p.i++
 		}
 		p.expectOp("]")
@@ -1896,7 +2066,7 @@ func (p *parser) parsePrimary() Expr {
 }
 
 func (p *parser) parsePrimaryBody() Expr {
-	t := p.peek()
+	t := p.tok(0)
 	switch t.Kind {
 	case Number:
 		p.i++
@@ -1905,7 +2075,7 @@ func (p *parser) parsePrimaryBody() Expr {
 		return l
 	case String:
 		p.i++
-		for p.peek().Kind == String {
+		for p.tok(0).Kind == String {
 			p.i++ // adjacent literals concatenate
 		}
 		l := p.lits.Alloc(nodeBlock)
@@ -1976,18 +2146,19 @@ func (p *parser) parsePrimaryBody() Expr {
 			// :name bind parameter
 			if isIdentTok(p.peekN(1)) {
 				p.i += 2
-				return &Literal{Kind: "param", Value: ":" + p.peekN(-1).Text}
+				return &Literal{Kind: "param", Value: ":" + p.tok(-1).Text}
 			}
 		}
-		p.fail("unexpected %s in an expression", describe(t))
+		p.fail("unexpected %s in an expression", describe(*t))
 	}
 	// identifiers and keywords
-	if t.Kind == Ident {
+	// Only keywords are special here (Upper is "" for other words).
+	if t.Kind == Ident && t.kw != 0 {
 		switch t.Upper() {
 		case "CASE":
 			return p.parseCase()
 		case "CAST", "TRY_CAST", "SAFE_CAST":
-			if p.peekN(1).Kind == Op && p.peekN(1).Text == "(" {
+			if p.tok(1).Kind == Op && p.tok(1).Text == "(" {
 				p.i += 2
 				c := &Cast{Func: t.Upper(), Expr: p.parseExpr()}
 				if p.acceptKwID(kwAS) {
@@ -2002,7 +2173,7 @@ func (p *parser) parsePrimaryBody() Expr {
 				return c
 			}
 		case "EXISTS":
-			if p.peekN(1).Kind == Op && p.peekN(1).Text == "(" {
+			if p.tok(1).Kind == Op && p.tok(1).Text == "(" {
 				p.i += 2
 				q := p.parseQuery()
 				p.expectOp(")")
@@ -2082,20 +2253,20 @@ func (p *parser) parsePrimaryBody() Expr {
 				return &Lambda{Params: params, Body: p.parseExpr()}
 			}
 		default:
-			if typedLiteralTypes[t.Upper()] && p.peekN(1).Kind == String {
+			if p.tok(1).Kind == String && typedLiteralTypes[t.Upper()] {
 				p.i += 2
-				return &TypedLiteral{Type: t.Upper(), Value: &Literal{Kind: "string", Value: p.peekN(-1).Text}}
+				return &TypedLiteral{Type: t.Upper(), Value: &Literal{Kind: "string", Value: p.tok(-1).Text}}
 			}
 		}
-		if reservedKw[t.kw] && !(p.peekN(1).Kind == Op && p.peekN(1).Text == "(") && t.Upper() != "REPLACE" && t.Upper() != "FILTER" && t.Upper() != "LEFT" && t.Upper() != "RIGHT" {
+		if reservedKw[t.kw] && !(p.tok(1).Kind == Op && p.tok(1).Text == "(") && t.Upper() != "REPLACE" && t.Upper() != "FILTER" && t.Upper() != "LEFT" && t.Upper() != "RIGHT" {
 			p.fail("unexpected keyword %s in an expression", t.Upper())
 		}
 	}
-	if !isIdentTok(t) {
-		p.fail("unexpected %s in an expression", describe(t))
+	if !isIdentTok(*t) {
+		p.fail("unexpected %s in an expression", describe(*t))
 	}
 	n := p.parseName()
-	if p.isOp(".") && p.peekN(1).Kind == Op && p.peekN(1).Text == "*" {
+	if p.isOp(".") && p.tok(1).Kind == Op && p.tok(1).Text == "*" {
 		p.i += 2
 		return &StarExpr{Qualifier: n.Parts}
 	}
@@ -2145,32 +2316,32 @@ func (p *parser) parseFuncCall(n Name) *Func {
 	} else {
 		p.acceptKwID(kwALL)
 	}
-	if p.isOp("*") && (p.peekN(1).Kind == Op && p.peekN(1).Text == ")") {
+	if p.isOp("*") && (p.tok(1).Kind == Op && p.tok(1).Text == ")") {
 		p.i++
 		f.Star = true
 	}
 	for !p.isOp(")") {
-		t := p.peek()
+		t := p.tok(0)
 		switch {
 		case t.Kind == Op && t.Text == ",":
 			p.i++
 			continue
-		case isKwID(t, kwORDER) && isKwID(p.peekN(1), kwBY):
+		case isKwID(*t, kwORDER) && isKwID(p.peekN(1), kwBY):
 			p.i += 2
 			f.OrderBy = p.parseOrderItems()
 			continue
-		case (isKwID(t, kwIGNORE) || isKwID(t, kwRESPECT)) && isKwID(p.peekN(1), kwNULLS):
+		case (isKwID(*t, kwIGNORE) || isKwID(*t, kwRESPECT)) && isKwID(p.peekN(1), kwNULLS):
 			p.i += 2
 			continue
-		case isKwID(t, kwLIMIT):
+		case isKwID(*t, kwLIMIT):
 			p.i++
 			p.parseExpr()
 			continue
-		case isKwID(t, kwSEPARATOR):
+		case isKwID(*t, kwSEPARATOR):
 			p.i++
 			p.parseExpr()
 			continue
-		case (isKwID(t, kwBOTH) || isKwID(t, kwLEADING) || isKwID(t, kwTRAILING)) && !(p.peekN(1).Kind == Op && (p.peekN(1).Text == "," || p.peekN(1).Text == ")")):
+		case (isKwID(*t, kwBOTH) || isKwID(*t, kwLEADING) || isKwID(*t, kwTRAILING)) && !(p.tok(1).Kind == Op && (p.tok(1).Text == "," || p.tok(1).Text == ")")):
 			p.i++
 			p.argStack = append(p.argStack, &Keyword{Word: t.Upper()})
 			if p.acceptKwID(kwFROM) {
@@ -2181,7 +2352,7 @@ func (p *parser) parseFuncCall(n Name) *Func {
 			q := p.parseQuery()
 			p.argStack = append(p.argStack, &Subquery{Query: q, Kind: "SCALAR"})
 			continue
-		case isIdentTok(t) && p.peekN(1).Kind == Op && (p.peekN(1).Text == "=>" || p.peekN(1).Text == ":=" && p.d.Name != "snowflake"):
+		case isIdentTok(*t) && p.tok(1).Kind == Op && (p.tok(1).Text == "=>" || p.tok(1).Text == ":=" && p.d.Name != "snowflake"):
 			p.i += 2
 			v := p.parseExpr()
 			p.argStack = append(p.argStack, &Named{Name: strings.ToUpper(t.Text), Value: v})
@@ -2199,7 +2370,7 @@ func (p *parser) parseFuncCall(n Name) *Func {
 		}
 		arg := p.parseExpr()
 		p.argStack = append(p.argStack, arg)
-		if !p.isOp(",") && !p.isOp(")") && !(p.peek().Kind == Ident && (argSeps[p.peek().Upper()] || p.peek().Upper() == "ORDER" || p.peek().Upper() == "IGNORE" || p.peek().Upper() == "RESPECT" || p.peek().Upper() == "LIMIT" || p.peek().Upper() == "SEPARATOR")) {
+		if !p.isOp(",") && !p.isOp(")") && !(p.tok(0).Kind == Ident && (argSeps[p.tok(0).Upper()] || p.tok(0).Upper() == "ORDER" || p.tok(0).Upper() == "IGNORE" || p.tok(0).Upper() == "RESPECT" || p.tok(0).Upper() == "LIMIT" || p.tok(0).Upper() == "SEPARATOR")) {
 			p.fail("expected ',' or ')' in the arguments of %s, found %s", n.String(), describe(p.peek()))
 		}
 	}
@@ -2220,7 +2391,7 @@ func (p *parser) parseFuncCall(n Name) *Func {
 			p.expectKwID(kwBY)
 			f.WithinGroup = p.parseOrderItems()
 			p.expectOp(")")
-		case p.isKwID(kwFILTER) && p.peekN(1).Kind == Op && p.peekN(1).Text == "(":
+		case p.isKwID(kwFILTER) && p.tok(1).Kind == Op && p.tok(1).Text == "(":
 			p.i += 2
 			p.acceptKwID(kwWHERE)
 			f.Filter = p.parseExpr()
@@ -2241,7 +2412,7 @@ func (p *parser) parseFuncCall(n Name) *Func {
 
 // parseWindowBody parses after the '(' of a window spec through ')'.
 func (p *parser) parseWindowBody() *WindowSpec {
-	w := &WindowSpec{}
+	w := p.windows.Alloc(nodeBlock)
 	if t := p.peek(); isIdentTok(t) && !isKwID(t, kwPARTITION) && !isKwID(t, kwORDER) && !isKwID(t, kwROWS) && !isKwID(t, kwRANGE) && !isKwID(t, kwGROUPS) {
 		p.i++
 		w.Name = strings.ToUpper(t.Text)
