@@ -535,13 +535,13 @@ func TestValueDiffKeyChecksInOnePass(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			sr, err := conn.Query(ctx, rowCountsSQL(p), warehouseOpts1)
+			sr, err := conn.Query(ctx, sideStatsSQL(p), warehouseOpts1)
 			if err != nil {
 				t.Fatal(err)
 			}
 			row, st := r.Rows[0], sr.Rows[0]
 			got := [3][2]int64{
-				{toInt(row[vdBaseSeen]) - toInt(st[0]), toInt(row[vdCurrentSeen]) - toInt(st[1])},
+				{toInt(row[vdBaseSeen]) - toInt(st[0]), toInt(row[vdCurrentSeen]) - toInt(st[2])},
 				{toInt(row[vdBaseNullKeys]), toInt(row[vdCurrentNullKeys])},
 				{toInt(row[vdBaseDupKeys]), toInt(row[vdCurrentDupKeys])},
 			}

@@ -39,7 +39,7 @@ func TestGoldenSQL(t *testing.T) {
 				{Name: "ordered_at", Type: "DATE"}, {Name: "is_paid", Type: "BOOLEAN"}, {Name: "payload", Type: "VARIANT"}}
 			sections := []struct{ name, sql string }{
 				{"row_count", "SELECT COUNT(*) AS row_count FROM " + base},
-				{"value_diff.row_counts", rowCountsSQL(p)},
+				{"value_diff.side_stats", sideStatsSQL(p)},
 				{"value_diff.key_check", keyCheckSQL(d, base, p.keyCols(Base))},
 				{"value_diff", valueDiffSQL(p)},
 				{"value_diff.duplicate_keys", duplicateKeysSQL(d, cur, p.keyCols(Current))},
