@@ -72,7 +72,7 @@ func TestOneContract(t *testing.T) {
 	s := ops.NewSession(ops.Config{
 		Paths: dbt.Paths{ProjectDir: suite.demoDir},
 		OpenWarehouse: func(ctx context.Context, p *dbt.Project) (warehouse.Conn, error) {
-			return open.Open(ctx, profiles.Target{Type: "duckdb", Path: dbCopy, Database: catalogOf(p)}, open.OpenOptions{ReadOnly: true})
+			return open.Open(ctx, profiles.Target{Type: "duckdb", Path: dbCopy, Database: p.ModelDatabase()}, open.OpenOptions{ReadOnly: true})
 		},
 		StatePath: t.TempDir() + "/state.json",
 	})
@@ -117,20 +117,6 @@ func TestOneContract(t *testing.T) {
 			}
 		})
 	}
-}
-
-// catalogOf is the DuckDB catalog the models were built in (what the CLI's
-// --duckdb shortcut uses so that three-part names resolve).
-func catalogOf(p *dbt.Project) string {
-	if p == nil {
-		return ""
-	}
-	for _, n := range p.Current.Manifest.Nodes {
-		if n.ResourceType == dbt.Model && n.Database != "" {
-			return n.Database
-		}
-	}
-	return ""
 }
 
 var demoHeadline = regexp.MustCompile(`(\d+) modified, (\d+) downstream, (\d+) not impacted; max affected rows in one model: (\d+)`)

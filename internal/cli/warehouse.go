@@ -21,7 +21,7 @@ func (g *Globals) warehouseOpener() func(ctx context.Context, p *dbt.Project) (w
 			if _, err := os.Stat(g.DuckDB); err != nil {
 				return nil, fmt.Errorf("the DuckDB file %s given with --duckdb cannot be opened: %w; point --duckdb at the file dbt built (or run `ripple demo`)", g.DuckDB, err)
 			}
-			return open.Open(ctx, profiles.Target{Type: "duckdb", Path: g.DuckDB, Database: projectDatabase(p)}, opts)
+			return open.Open(ctx, profiles.Target{Type: "duckdb", Path: g.DuckDB, Database: p.ModelDatabase()}, opts)
 		}
 		t, err := profiles.Load(profiles.LoadOptions{ProfilesDir: g.ProfilesDir, ProjectDir: g.ProjectDir, Profile: g.Profile, Target: g.Target})
 		if err != nil {
@@ -29,18 +29,4 @@ func (g *Globals) warehouseOpener() func(ctx context.Context, p *dbt.Project) (w
 		}
 		return open.Open(ctx, t, opts)
 	}
-}
-
-// projectDatabase is the database (DuckDB catalog) the project's models were
-// built in, so that views with three-part names resolve.
-func projectDatabase(p *dbt.Project) string {
-	if p == nil {
-		return ""
-	}
-	for _, n := range p.Current.Manifest.Nodes {
-		if n.ResourceType == dbt.Model && n.Database != "" {
-			return n.Database
-		}
-	}
-	return ""
 }

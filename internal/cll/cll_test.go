@@ -273,3 +273,35 @@ func TestAnalyzeProjectCancelled(t *testing.T) {
 		t.Fatal("want a cancellation error")
 	}
 }
+
+// A dependency cycle must neither hang the scheduler nor drop models: the
+// models caught in it (and those waiting on them) are analysed last,
+// without each other's lineage.
+func TestAnalyzeProjectCycle(t *testing.T) {
+	sources := map[string][]string{"orders": {"id", "amount"}}
+	deps := map[string][]string{"stg": {"orders"}, "a": {"stg", "b"}, "b": {"a"}, "c": {"a"}}
+	models := map[string]string{
+		"stg": `select id, amount from "db"."raw"."orders"`,
+		"a":   `select s.id, s.amount from "db"."main"."stg" s join "db"."main"."b" b on b.id = s.id`,
+		"b":   `select id from "db"."main"."a"`,
+		"c":   `select id as order_id from "db"."main"."a"`,
+	}
+	pl, err := AnalyzeProject(context.Background(), testEnv(t, sources, models, deps), NewCache())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprint(pl.Waves); got != "[[model.p.stg] [model.p.a model.p.b model.p.c]]" {
+		t.Fatalf("waves = %s", got)
+	}
+	if len(pl.Models) != 4 || pl.Stats.Analyzed != 4 {
+		t.Fatalf("models=%d stats=%+v", len(pl.Models), pl.Stats)
+	}
+	a, _ := pl.Models["model.p.a"].Column("amount")
+	if len(a.Deps) != 1 || a.Deps[0].Node != "model.p.stg" || a.Deps[0].Column != "amount" {
+		t.Fatalf("a.amount deps = %+v", a.Deps)
+	}
+	c, _ := pl.Models["model.p.c"].Column("order_id")
+	if len(c.Deps) != 1 || c.Deps[0].Node != "model.p.a" || c.Deps[0].Column != "id" {
+		t.Fatalf("c.order_id deps = %+v", c.Deps)
+	}
+}

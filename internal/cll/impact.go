@@ -74,32 +74,34 @@ func (g *graphIndex) hash(node, lowerCol string) uint64 {
 	return mix64(maphash.String(g.seed, node)) ^ maphash.String(g.seed, lowerCol)
 }
 
-// lookup returns the id of column nc, or -1.
-func (g *graphIndex) lookup(nc NodeColumn) int32 {
+// find looks column nc up: its id (or -1), the hash of its key and the
+// head of that hash's collision chain (or -1), for id to extend.
+func (g *graphIndex) find(nc NodeColumn) (id int32, h uint64, head int32) {
 	col := strings.ToLower(nc.Column)
-	i, ok := g.ids[g.hash(nc.Node, col)]
-	if !ok {
-		return -1
-	}
-	for ; i >= 0; i = g.idNext[i] {
-		if g.nodes[g.nodeOf[i]] == nc.Node && lowerEquals(g.colName[i], col) {
-			return i
-		}
-	}
-	return -1
-}
-
-func (g *graphIndex) id(nc NodeColumn) int32 {
-	col := strings.ToLower(nc.Column)
-	h := g.hash(nc.Node, col)
+	h = g.hash(nc.Node, col)
 	head, ok := g.ids[h]
 	if !ok {
-		head = -1
+		return -1, h, -1
 	}
 	for i := head; i >= 0; i = g.idNext[i] {
 		if g.nodes[g.nodeOf[i]] == nc.Node && lowerEquals(g.colName[i], col) {
-			return i
+			return i, h, head
 		}
+	}
+	return -1, h, head
+}
+
+// lookup returns the id of column nc, or -1.
+func (g *graphIndex) lookup(nc NodeColumn) int32 {
+	i, _, _ := g.find(nc)
+	return i
+}
+
+// id returns the id of column nc, numbering it when it is new.
+func (g *graphIndex) id(nc NodeColumn) int32 {
+	found, h, head := g.find(nc)
+	if found >= 0 {
+		return found
 	}
 	i := int32(len(g.colName))
 	g.ids[h] = i
@@ -573,13 +575,13 @@ func (p *ProjectLineage) Impact(changed []NodeColumn) *ImpactResult {
 		if k < len(models) && (len(extraModels) == 0 || g.nodes[models[k]] < extraModels[0]) {
 			ni := models[k]
 			k++
-			if perExtra == nil {
-				// Fast path: the model's own column list, no map lookups.
-				ml := p.Models[g.nodes[ni]]
-				res.Models = append(res.Models, ImpactedModel{Node: g.nodes[ni], Columns: nodeNames(ni), Opaque: ml != nil && ml.Opaque})
-				continue
+			m := g.nodes[ni]
+			cols := nodeNames(ni)
+			if e := perExtra[m]; e != nil {
+				cols = append(cols, e...)
 			}
-			addModel(g.nodes[ni])
+			ml := p.Models[m]
+			res.Models = append(res.Models, ImpactedModel{Node: m, Columns: cols, Opaque: ml != nil && ml.Opaque})
 			continue
 		}
 		addModel(extraModels[0])

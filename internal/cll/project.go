@@ -187,33 +187,32 @@ type schedule struct {
 	indeg         []int32
 }
 
-func newSchedule(m *dbt.Manifest, waves [][]string) *schedule {
-	s := &schedule{}
-	for w, wave := range waves {
+func newSchedule(wv [][]string, pos map[string]int32, g depGraph) *schedule {
+	s := &schedule{pos: make(map[string]int32, len(pos))}
+	for w, wave := range wv {
 		for _, id := range wave {
+			s.pos[id] = int32(len(s.order))
 			s.order = append(s.order, id)
 			s.wave = append(s.wave, int32(w))
 		}
 	}
-	s.pos = make(map[string]int32, len(s.order))
-	for i, id := range s.order {
-		s.pos[id] = int32(i)
+	// at maps a model's sorted number to its place in the schedule.
+	at := make([]int32, len(pos))
+	for id, i := range pos {
+		at[i] = s.pos[id]
 	}
 	s.indeg = make([]int32, len(s.order))
 	var from, to []int32
-	for i, id := range s.order {
-		deps := m.Nodes[id].DependsOn.Nodes
-		for j, p := range deps {
-			// Exactly the parents a wave-by-wave run would have finished
-			// (a cycle's models, in one last wave, do not see each other).
-			pi, ok := s.pos[p]
-			if !ok || s.wave[pi] >= s.wave[i] || slices.Contains(deps[:j], p) {
-				continue
-			}
-			s.indeg[i]++
-			from = append(from, pi)
-			to = append(to, int32(i))
+	for k, f := range g.from {
+		// Exactly the parents a wave-by-wave run would have finished
+		// (a cycle's models, in one last wave, do not see each other).
+		t := g.to[k]
+		if g.wave[f] >= g.wave[t] {
+			continue
 		}
+		s.indeg[at[t]]++
+		from = append(from, at[f])
+		to = append(to, at[t])
 	}
 	s.kidsOff, s.kids = csr(len(s.order), from, to)
 	return s
@@ -334,12 +333,12 @@ func buildShape(env *dbt.Env) *projectShape {
 			children[p] = append(children[p], id)
 		}
 	}
-	wv := waves(m, models, pos)
+	wv, deps := waves(m, models, pos)
 	r := <-riDone
 	if r.panic != nil {
 		panic(r.panic)
 	}
-	return &projectShape{ri: r.ri, waves: wv, children: children, sched: newSchedule(m, wv)}
+	return &projectShape{ri: r.ri, waves: wv, children: children, sched: newSchedule(wv, pos, deps)}
 }
 
 // sqlHash hashes a model's SQL, remembering the result per model while
@@ -679,10 +678,17 @@ func reasonClass(r string) string {
 	return r
 }
 
+// depGraph is the models' dependency graph numbered by sorted model
+// order: edge k runs from model from[k] to model to[k] (deduplicated, no
+// self-edges), and wave numbers each model's wave.
+type depGraph struct {
+	from, to, wave []int32
+}
+
 // waves orders models so every model comes after the models it reads.
 // models are sorted and pos numbers them; the waves are computed over those
 // numbers, so each wave comes out sorted.
-func waves(m *dbt.Manifest, models []string, pos map[string]int32) [][]string {
+func waves(m *dbt.Manifest, models []string, pos map[string]int32) ([][]string, depGraph) {
 	n := len(models)
 	indeg := make([]int32, n)
 	var from, to []int32
@@ -699,6 +705,7 @@ func waves(m *dbt.Manifest, models []string, pos map[string]int32) [][]string {
 		}
 	}
 	off, kids := csr(n, from, to)
+	waveOf := make([]int32, n)
 	var cur []int32
 	for i := range models {
 		if indeg[i] == 0 {
@@ -712,6 +719,7 @@ func waves(m *dbt.Manifest, models []string, pos map[string]int32) [][]string {
 		wave := make([]string, len(cur))
 		for k, i := range cur {
 			wave[k] = models[i]
+			waveOf[i] = int32(len(out))
 		}
 		out = append(out, wave)
 		placed += len(cur)
@@ -732,11 +740,12 @@ func waves(m *dbt.Manifest, models []string, pos map[string]int32) [][]string {
 		for i, id := range models {
 			if indeg[i] > 0 {
 				rest = append(rest, id)
+				waveOf[i] = int32(len(out))
 			}
 		}
 		out = append(out, rest)
 	}
-	return out
+	return out, depGraph{from: from, to: to, wave: waveOf}
 }
 
 type upstream struct {

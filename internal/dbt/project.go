@@ -94,3 +94,18 @@ func LoadProject(ctx context.Context, p Paths) (*Project, error) {
 	}
 	return pr, nil
 }
+
+// ModelDatabase is the database the current build's models live in (the
+// DuckDB catalog), so that a warehouse opened from a bare file path can
+// resolve their three-part names; "" when unknown.
+func (p *Project) ModelDatabase() string {
+	if p == nil || p.Current == nil || p.Current.Manifest == nil {
+		return ""
+	}
+	for _, n := range p.Current.Manifest.Nodes {
+		if n.ResourceType == Model && n.Database != "" {
+			return n.Database
+		}
+	}
+	return ""
+}

@@ -253,12 +253,7 @@ func describe(t Token) string {
 	return fmt.Sprintf("%q", t.Text)
 }
 
-func (p *parser) peek() Token {
-	if p.i < len(p.toks) {
-		return p.toks[p.i]
-	}
-	return Token{Kind: EOF}
-}
+func (p *parser) peek() Token { return *p.tok(0) }
 
 // tok is peekN without copying the token: the hot checks read one or two
 // fields of the next tokens, and a 32-byte copy per check added up. The
@@ -270,12 +265,7 @@ func (p *parser) tok(n int) *Token {
 	return &p.eof
 }
 
-func (p *parser) peekN(n int) Token {
-	if p.i+n < len(p.toks) {
-		return p.toks[p.i+n]
-	}
-	return Token{Kind: EOF}
-}
+func (p *parser) peekN(n int) Token { return *p.tok(n) }
 
 func (p *parser) advance() Token {
 	t := p.peek()
