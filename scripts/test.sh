@@ -12,9 +12,10 @@ step "PostgreSQL"
 eval "$(bash .ci/postgres.sh)"
 export RIPPLE_TEST_POSTGRES_DSN
 
-step "gofmt / go vet / staticcheck"
-unformatted=$(gofmt -l cmd internal)
+step "gofmt / go mod tidy / go vet / staticcheck"
+unformatted=$(gofmt -l cmd internal e2e)
 if [ -n "$unformatted" ]; then echo "gofmt would change: $unformatted" >&2; exit 1; fi
+if ! go mod tidy -diff; then echo "go.mod/go.sum are not tidy: run go mod tidy" >&2; exit 1; fi
 go vet ./...
 go run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
 

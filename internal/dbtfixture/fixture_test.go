@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -17,8 +16,6 @@ import (
 
 	"github.com/ripple-data/ripple/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite testdata golden files")
 
 // scenario is a small project touching every builder feature.
 func scenario(t *testing.T) *dbtfixture.Project {
@@ -233,7 +230,7 @@ func TestBuildIsIdempotentAndDeterministic(t *testing.T) {
 	if !bytes.Equal(got[0], got[1]) {
 		t.Fatal("two builds of the same scenario differ")
 	}
-	golden.Assert(t, filepath.Join("testdata", "manifests.golden.json"), got[0], *update)
+	golden.Assert(t, filepath.Join("testdata", "manifests.golden.json"), got[0])
 }
 
 var volatile = regexp.MustCompile(`"(generated_at|invocation_id|created_at|root_path)":\s*("[^"]*"|[0-9.e+-]+)`)

@@ -1,7 +1,6 @@
 package dialect
 
 import (
-	"flag"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -9,8 +8,6 @@ import (
 
 	"github.com/ripple-data/ripple/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite testdata/*.golden from the current output")
 
 // render exercises every Dialect method with inputs chosen to hit escaping
 // edge cases, one labelled line per call, so a golden diff shows exactly
@@ -58,7 +55,7 @@ func TestGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			golden.Assert(t, filepath.Join("testdata", name+".golden"), []byte(render(d)), *update)
+			golden.Assert(t, filepath.Join("testdata", name+".golden"), []byte(render(d)))
 		})
 	}
 }

@@ -1,7 +1,6 @@
 package diff
 
 import (
-	"flag"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -10,8 +9,6 @@ import (
 
 	"github.com/ripple-data/ripple/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite testdata golden files")
 
 // TestGoldenSQL pins the SQL every operation generates, per dialect.
 func TestGoldenSQL(t *testing.T) {
@@ -57,7 +54,7 @@ func TestGoldenSQL(t *testing.T) {
 			for _, s := range sections {
 				b.WriteString("-- " + s.name + "\n" + s.sql + ";\n\n")
 			}
-			golden.Assert(t, filepath.Join("testdata", "sql", name+".golden"), []byte(b.String()), *update)
+			golden.Assert(t, filepath.Join("testdata", "sql", name+".golden"), []byte(b.String()))
 		})
 	}
 }

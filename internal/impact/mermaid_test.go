@@ -2,7 +2,6 @@ package impact_test
 
 import (
 	"context"
-	"flag"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -20,12 +19,10 @@ import (
 	"github.com/ripple-data/ripple/internal/golden"
 )
 
-var update = flag.Bool("update", false, "rewrite testdata golden files")
-
 // golden compares got with testdata/name, rewriting it with -update.
 func assertGolden(t *testing.T, name, got string) {
 	t.Helper()
-	golden.Assert(t, filepath.Join("testdata", name), []byte(got), *update)
+	golden.Assert(t, filepath.Join("testdata", name), []byte(got))
 }
 
 // shapesScenario has every resource type the renderer draws differently and

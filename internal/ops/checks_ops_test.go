@@ -694,7 +694,7 @@ func normaliseTimestamps(s string) string { return timestampRE.ReplaceAllString(
 
 func goldenFile(t *testing.T, name, got string) {
 	t.Helper()
-	golden.Assert(t, filepath.Join("testdata", name), []byte(got), *update)
+	golden.Assert(t, filepath.Join("testdata", name), []byte(got))
 }
 
 // TestDefaultStatePath: with no StatePath the store opens

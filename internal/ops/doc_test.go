@@ -1,33 +1,18 @@
 package ops
 
 import (
-	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-)
 
-var update = flag.Bool("update", false, "rewrite golden files")
+	"github.com/ripple-data/ripple/internal/golden"
+)
 
 // TestOperationsDoc keeps docs/operations.md equal to the registry, so the
 // documented contract cannot drift from the code.
 func TestOperationsDoc(t *testing.T) {
 	path := filepath.Join("..", "..", "docs", "operations.md")
-	got := Default().MarkdownReference()
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./internal/ops -run TestOperationsDoc -update)", err)
-	}
-	if string(want) != got {
-		t.Fatal("docs/operations.md is out of date: run go test ./internal/ops -run TestOperationsDoc -update")
-	}
+	golden.Assert(t, path, []byte(Default().MarkdownReference()))
 }
 
 // TestEveryOperationIsDescribed checks the parts of the contract agents rely on.

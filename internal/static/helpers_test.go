@@ -3,7 +3,6 @@ package static
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"testing"
@@ -13,8 +12,6 @@ import (
 
 	"github.com/ripple-data/ripple/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite testdata/*.golden.json")
 
 // mf builds a manifest (v12) from nodes and sources for rule tests.
 type mf struct {
@@ -151,5 +148,5 @@ func loadFixture(t testing.TB, rel string) *Project {
 // assertGolden compares v, as indented JSON, with testdata/name.golden.json.
 func assertGolden(t *testing.T, name string, v any) {
 	t.Helper()
-	golden.AssertJSON(t, filepath.Join("testdata", name+".golden.json"), v, *update)
+	golden.AssertJSON(t, filepath.Join("testdata", name+".golden.json"), v)
 }

@@ -2,7 +2,6 @@ package cllstatic
 
 import (
 	"context"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,8 +13,6 @@ import (
 
 	"github.com/ripple-data/ripple/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite testdata/*.golden.json")
 
 func load(t *testing.T, rel string) (*static.Project, *Lineage) {
 	t.Helper()
@@ -40,7 +37,7 @@ func load(t *testing.T, rel string) (*static.Project, *Lineage) {
 
 func assertGolden(t *testing.T, name string, v any) {
 	t.Helper()
-	golden.AssertJSON(t, filepath.Join("testdata", name+".golden.json"), v, *update)
+	golden.AssertJSON(t, filepath.Join("testdata", name+".golden.json"), v)
 }
 
 func TestJoinKeysJaffle(t *testing.T) {
