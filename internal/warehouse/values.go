@@ -162,3 +162,29 @@ func formatTime(t time.Time, kind Kind) string {
 	}
 	return t.Format("2006-01-02T15:04:05.999999")
 }
+
+// ParseDecimal reads "-12.50" (an optional sign, digits, an optional
+// fraction) keeping its scale.
+func ParseDecimal(s string) (Decimal, bool) {
+	s = strings.TrimSpace(s)
+	neg := strings.HasPrefix(s, "-")
+	body := strings.TrimLeft(s, "+-")
+	intPart, frac, _ := strings.Cut(body, ".")
+	if intPart == "" && frac == "" {
+		return Decimal{}, false
+	}
+	digits := intPart + frac
+	for _, r := range digits {
+		if r < '0' || r > '9' {
+			return Decimal{}, false
+		}
+	}
+	u, ok := new(big.Int).SetString(digits, 10)
+	if !ok {
+		return Decimal{}, false
+	}
+	if neg {
+		u.Neg(u)
+	}
+	return Decimal{Unscaled: u, Scale: len(frac)}, true
+}
