@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -187,4 +188,45 @@ func ParseDecimal(s string) (Decimal, bool) {
 		u.Neg(u)
 	}
 	return Decimal{Unscaled: u, Scale: len(frac)}, true
+}
+
+// ParseText reads a value a warehouse sent as text (HTTP APIs: Databricks'
+// JSON_ARRAY, BigQuery's rows) into the Go value Normalize expects for
+// kind: integers, floats (NaN/Infinity too), exact decimals, booleans,
+// dates and timestamps in the ISO-ish forms warehouses print; anything
+// else stays text.
+func ParseText(s string, kind Kind) (any, error) {
+	switch kind {
+	case KindInteger:
+		if n, ok := new(big.Int).SetString(strings.TrimSpace(s), 10); ok {
+			return n, nil
+		}
+		return nil, fmt.Errorf("%q is not an integer", s)
+	case KindFloat:
+		f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+		if err != nil {
+			return nil, fmt.Errorf("%q is not a number", s)
+		}
+		return f, nil
+	case KindDecimal:
+		if d, ok := ParseDecimal(s); ok {
+			return d, nil
+		}
+		return nil, fmt.Errorf("%q is not a decimal", s)
+	case KindBoolean:
+		b, err := strconv.ParseBool(strings.TrimSpace(s))
+		if err != nil {
+			return nil, fmt.Errorf("%q is not a boolean", s)
+		}
+		return b, nil
+	case KindDate, KindTimestamp, KindTimestampTZ:
+		for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999", "2006-01-02 15:04:05.999999999Z07:00",
+			"2006-01-02 15:04:05.999999999 Z07:00", "2006-01-02 15:04:05.999999999", "2006-01-02"} {
+			if t, err := time.Parse(layout, strings.TrimSpace(s)); err == nil {
+				return t, nil
+			}
+		}
+		return nil, fmt.Errorf("%q is not a date or timestamp", s)
+	}
+	return s, nil
 }
