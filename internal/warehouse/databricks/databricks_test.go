@@ -128,7 +128,9 @@ func TestLive(t *testing.T) {
 		return warehousetest.Target{
 			Schema:    tg.Schema,
 			SlowQuery: "SELECT COUNT(*) FROM range(100000000000) a",
-			Setup:     warehousetest.SetupThrough(func(ctx context.Context) (warehouse.Conn, error) { return databricks.Connect(ctx, tg, warehouse.Settings{}) }),
+			Setup: warehousetest.SetupThrough(func(ctx context.Context) (warehouse.Conn, error) {
+				return databricks.Connect(ctx, tg, warehouse.Settings{})
+			}),
 			Open: func(t *testing.T) warehouse.Conn {
 				c, err := databricks.Connect(context.Background(), tg, warehouse.Settings{ReadOnly: true})
 				if err != nil {

@@ -137,7 +137,9 @@ func TestLive(t *testing.T) {
 		return warehousetest.Target{
 			Schema:    tg.Schema,
 			SlowQuery: "SELECT COUNT(*) FROM stv_blocklist a, stv_blocklist b, stv_blocklist c",
-			Setup:     warehousetest.SetupThrough(func(ctx context.Context) (warehouse.Conn, error) { return redshift.Connect(ctx, tg, warehouse.Settings{}) }),
+			Setup: warehousetest.SetupThrough(func(ctx context.Context) (warehouse.Conn, error) {
+				return redshift.Connect(ctx, tg, warehouse.Settings{})
+			}),
 			Open: func(t *testing.T) warehouse.Conn {
 				c, err := redshift.Connect(context.Background(), tg, warehouse.Settings{ReadOnly: true})
 				if err != nil {

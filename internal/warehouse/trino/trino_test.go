@@ -20,7 +20,7 @@ func target(t *testing.T, f *fakeserver.Trino) profiles.Target {
 	port, _ := strconv.Atoi(u.Port())
 	return profiles.Target{Type: "trino", Host: u.Hostname(), Port: port, User: "analyst", Database: "memory", Schema: "main",
 		Extra: map[string]any{"method": "none", "http_scheme": "http", "session_properties": map[string]any{"query_max_run_time": "5m"}},
-		File: "profiles.yml", Profile: "p", Name: "trino"}
+		File:  "profiles.yml", Profile: "p", Name: "trino"}
 }
 
 // The shared suite through the real trino-go-client against the fake

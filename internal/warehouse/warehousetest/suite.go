@@ -38,6 +38,10 @@ type Target struct {
 	// are reported as skipped, never passed. The dialect's SQL is pinned by
 	// golden files and the live suite runs them against the real service.
 	Skip map[string]string
+	// MissingTableClass is the class a query of a missing table gets when
+	// the warehouse cannot tell it from a missing grant (Snowflake's
+	// "does not exist or not authorized"); default table_not_found.
+	MissingTableClass warehouse.ErrorClass
 	// Killed, when set, counts queries the server stopped on a cancel
 	// request: the Cancel subtest then requires the canceled query to be
 	// killed on the server, not just abandoned by the client.
@@ -257,7 +261,11 @@ func RunSuite(t *testing.T, newTarget func(t *testing.T) Target) {
 
 	run("TableNotFound", func(t *testing.T) {
 		_, err := conn.Query(ctx, "SELECT * FROM "+table("ripple_no_such_table"), warehouse.QueryOptions{})
-		assertClass(t, err, warehouse.ClassTableNotFound)
+		missing := warehouse.ClassTableNotFound
+		if tg.MissingTableClass != "" {
+			missing = tg.MissingTableClass
+		}
+		assertClass(t, err, missing)
 		_, err = conn.Columns(ctx, warehouse.Relation{Schema: tg.Schema, Name: "ripple_no_such_table"})
 		assertClass(t, err, warehouse.ClassTableNotFound)
 		_, err = conn.Columns(ctx, warehouse.Relation{Schema: "ripple_no_such_schema", Name: "ripple_types"})
