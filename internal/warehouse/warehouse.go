@@ -26,6 +26,9 @@ type Result struct {
 	More bool `json:"more"`
 	// Total is the full row count when it was cheap to know, else nil.
 	Total *int64 `json:"total,omitempty"`
+	// BytesProcessed is what the warehouse scanned (BigQuery's dry run),
+	// when it says.
+	BytesProcessed *int64 `json:"bytes_processed,omitempty"`
 }
 
 // Relation names a table or view.
