@@ -94,7 +94,8 @@ func classRules() []classRule {
 				"password authentication failed", "incorrect username or password", "authentication failed",
 				"invalid authentication credentials", "unauthorized", "unauthenticated", "28p01", "invalid_grant",
 				"invalid access token", "invalid oauth", "jwt token is invalid", "invalid credentials", "401 ",
-				"login failed",
+				"login failed", "failed to parse private key", "oauth2: cannot fetch token", "could not find default credentials",
+				"invalid_client",
 			},
 		},
 		{

@@ -14,6 +14,7 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strconv"
 	"strings"
@@ -180,6 +181,7 @@ func Open(ctx context.Context, cfg *sf.Config, s warehouse.Settings) (*Conn, err
 	// errors itself, classified, once. (The logger is the driver's own
 	// process-wide one: there is no per-connection setting.)
 	_ = sf.GetLogger().SetLogLevel("off")
+	sf.GetLogger().SetOutput(io.Discard)
 	c := &Conn{db: sql.OpenDB(sf.NewConnector(sf.SnowflakeDriver{}, *cfg)), d: dialect.Must("snowflake"), settings: s,
 		database: cfg.Database, secrets: []string{cfg.Password, cfg.Token}}
 	c.db.SetMaxOpenConns(s.Conns())
