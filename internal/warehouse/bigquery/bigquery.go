@@ -1,3 +1,5 @@
+//lint:file-ignore SA1019 WithCredentialsJSON is how dbt's service-account methods map onto this client version; the key file is the user's own, named in profiles.yml.
+
 // Package bigquery is the BigQuery adapter, built on cloud.google.com/go/
 // bigquery. Every statement is dry-run first: BigQuery itself says what
 // kind of statement it is (only SELECT runs: the connection is read-only

@@ -1,3 +1,5 @@
+//lint:file-ignore SA1019 gosnowflake v1 (the version served here) has no replacement for its deprecated timeout and telemetry fields yet.
+
 // Package snowflake is the Snowflake adapter, built on snowflakedb/
 // gosnowflake v1. The driver logs in over Snowflake's REST protocol, posts
 // each statement to /queries/v1/query-request, polls long ones, and on
@@ -128,11 +130,9 @@ func privateKey(t profiles.Target) (*rsa.PrivateKey, error) {
 		if block.Type == "ENCRYPTED PRIVATE KEY" {
 			return nil, fmt.Errorf("%s: encrypted PKCS#8 private keys are not supported by Ripple yet; decrypt it (openssl pkcs8 -in key.p8 -out key.pem) and keep it private", t.Where())
 		}
-		//lint:ignore SA1019 legacy PEM encryption is what older key files use; it is only read, never written
-		if x509.IsEncryptedPEMBlock(block) { //nolint:staticcheck
+		if x509.IsEncryptedPEMBlock(block) {
 			var err error
-			//lint:ignore SA1019 see above
-			der, err = x509.DecryptPEMBlock(block, []byte(t.Text("private_key_passphrase"))) //nolint:staticcheck
+			der, err = x509.DecryptPEMBlock(block, []byte(t.Text("private_key_passphrase")))
 			if err != nil {
 				return nil, fmt.Errorf("%s: private_key_passphrase does not decrypt the private key", t.Where())
 			}
