@@ -13,6 +13,7 @@ import (
 	"os"
 	"reflect"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -52,6 +53,8 @@ type Globals struct {
 	Target               string
 	DuckDB               string
 	DuckDBExternalAccess bool
+	MaxBytes             int64
+	QueryTimeout         time.Duration
 	StateFile            string
 	JSON                 bool
 	Verbose              bool
@@ -167,6 +170,8 @@ func (g *Globals) bindFlags(pf *pflag.FlagSet) {
 	pf.StringVar(&g.Target, "target", os.Getenv("DBT_TARGET"), "dbt target (default: the profile's target)")
 	pf.StringVar(&g.DuckDB, "duckdb", os.Getenv("RIPPLE_DUCKDB"), "use this DuckDB file as the warehouse instead of profiles.yml")
 	pf.BoolVar(&g.DuckDBExternalAccess, "duckdb-external-access", false, "allow DuckDB to read files and URLs outside the database (off by default)")
+	pf.Int64Var(&g.MaxBytes, "max-bytes", 0, "refuse warehouse queries that would scan more bytes (BigQuery measures it with a dry run first); 0 = no limit")
+	pf.DurationVar(&g.QueryTimeout, "query-timeout", 0, "stop each warehouse query after this long, in the warehouse where it has a setting (e.g. 10m); 0 = none")
 	pf.StringVar(&g.StateFile, "state-file", "ripple_state.json", "checks and runs state file")
 	pf.BoolVar(&g.JSON, "json", false, "print the result as JSON (stdout carries only the result)")
 	pf.BoolVarP(&g.Verbose, "verbose", "v", false, "log details to stderr")

@@ -2,6 +2,7 @@ package dialect
 
 import (
 	"fmt"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -31,6 +32,14 @@ func render(d Dialect) string {
 	}
 	line(`CastToString("amount")`, d.CastToString(`"amount"`))
 	line(`CastToFloat("amount")`, d.CastToFloat(`"amount"`))
+	line(`CastToBigInt("amount")`, d.CastToBigInt(`"amount"`))
+	line("Distinct(a,b)", d.Distinct("a", "b"))
+	line("NotDistinct(a,b)", d.NotDistinct("a", "b"))
+	line("CountIf(a > 1)", d.CountIf("a > 1"))
+	line("Except()", d.Except())
+	for _, typ := range []string{"NUMBER(38,0)", "NUMBER(10,2)", "TIMESTAMP", "DATETIME", "INT64", "STRING", "FIXED", "VARIANT", "timestamp(3) with time zone", "array<int>"} {
+		line(fmt.Sprintf("KindOf(%q)", typ), string(d.KindOf(typ)))
+	}
 	line("HashRow()", d.HashRow(nil))
 	line("HashRow(a)", d.HashRow([]string{"a"}))
 	line("HashRow(a,b,c)", d.HashRow([]string{"a", "b", "c"}))
@@ -69,6 +78,8 @@ func TestForAdapter(t *testing.T) {
 		{in: "postgresql", want: "postgres"},
 		{in: "SNOWFLAKE", want: "snowflake"},
 		{in: "spark", want: "spark"},
+		{in: "hive", want: "spark"},
+		{in: "starburst", want: "trino"},
 		{in: "oracle", wantErr: "unsupported adapter type \"oracle\": supported types are bigquery, databricks, duckdb, postgres, redshift, snowflake, spark, trino"},
 		{in: "", wantErr: "unsupported adapter type \"\""},
 	}
@@ -94,7 +105,11 @@ func TestFoldIdent(t *testing.T) {
 	tests := []struct{ adapter, in, want string }{
 		{"snowflake", "customer_id", "CUSTOMER_ID"},
 		{"postgres", "Customer_ID", "customer_id"},
-		{"duckdb", "Customer_ID", "customer_id"},
+		// DuckDB keeps identifiers as written and matches them case-insensitively.
+		{"duckdb", "Customer_ID", "Customer_ID"},
+		{"redshift", "Customer_ID", "customer_id"},
+		{"trino", "Customer_ID", "customer_id"},
+		{"databricks", "Customer_ID", "Customer_ID"},
 		{"bigquery", "Customer_ID", "Customer_ID"},
 	}
 	for _, tt := range tests {
@@ -113,7 +128,7 @@ func FuzzQuoteIdent(f *testing.F) {
 		for _, name := range Supported() {
 			d, _ := ForAdapter(name)
 			q := d.QuoteIdent(s)
-			if got, ok := unquote(q, name == "bigquery"); !ok || got != s {
+			if got, ok := unquote(q, d.Record().Identifiers.Escape == "backslash"); !ok || got != s {
 				t.Fatalf("%s: QuoteIdent(%q) = %q does not read back (got %q, ok=%v)", name, s, q, got, ok)
 			}
 		}
@@ -155,4 +170,76 @@ func unquote(q string, backslash bool) (string, bool) {
 		}
 	}
 	return b.String(), true
+}
+
+func TestKindOf(t *testing.T) {
+	tests := []struct {
+		adapter, typ string
+		want         Kind
+	}{
+		{"", "INTEGER", KindInteger}, {"", "int4", KindInteger}, {"", "BIGINT", KindInteger}, {"", "INT64", KindInteger},
+		{"", "DECIMAL(10,2)", KindDecimal}, {"", "numeric", KindDecimal}, {"", "NUMBER(10,2)", KindDecimal}, {"", "NUMBER(38,0)", KindInteger},
+		{"", "character varying(20)", KindString}, {"", "VARCHAR", KindString}, {"", "TEXT", KindString}, {"", "STRING", KindString},
+		{"", "timestamp with time zone", KindTimestampTZ}, {"", "TIMESTAMP", KindTimestamp}, {"", "TIMESTAMP_NTZ(9)", KindTimestamp},
+		{"", "DATETIME", KindTimestamp}, {"", "date", KindDate}, {"", "BOOLEAN", KindBoolean}, {"", "double precision", KindFloat},
+		{"", "FLOAT64", KindFloat}, {"", "INTEGER[]", KindOther}, {"", "STRUCT(a INTEGER)", KindOther}, {"", "VARIANT", KindOther},
+		{"", "ENUM('a', 'b')", KindString}, {"", "time", KindTime},
+		{"snowflake", "NUMBER(38,0)", KindInteger}, {"snowflake", "NUMBER", KindInteger}, {"snowflake", "NUMBER(10,2)", KindDecimal},
+		{"snowflake", "TIMESTAMP_LTZ", KindTimestampTZ}, {"snowflake", "DECIMAL(38,0)", KindDecimal},
+		{"bigquery", "TIMESTAMP", KindTimestampTZ}, {"bigquery", "DATETIME", KindTimestamp}, {"bigquery", "RECORD", KindOther},
+		{"databricks", "TIMESTAMP", KindTimestampTZ}, {"databricks", "TIMESTAMP_NTZ", KindTimestamp}, {"databricks", "array<int>", KindOther},
+		{"spark", "BYTE", KindInteger},
+		{"trino", "timestamp(3) with time zone", KindTimestampTZ}, {"trino", "varchar(20)", KindString}, {"trino", "row(a integer)", KindOther},
+		{"postgres", "timestamptz", KindTimestampTZ}, {"redshift", "super", KindOther},
+	}
+	for _, tt := range tests {
+		got := KindOf(tt.typ)
+		if tt.adapter != "" {
+			got = Must(tt.adapter).KindOf(tt.typ)
+		}
+		if got != tt.want {
+			t.Errorf("%s KindOf(%q) = %s, want %s", tt.adapter, tt.typ, got, tt.want)
+		}
+	}
+}
+
+// Every record decodes strictly, names itself after its file, and the
+// inheritance (spark from databricks) keeps the base untouched.
+func TestRecords(t *testing.T) {
+	recs, err := decodeRecords(records)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := strings.Join(Supported(), ","), "bigquery,databricks,duckdb,postgres,redshift,snowflake,spark,trino"; got != want {
+		t.Errorf("Supported() = %s, want %s", got, want)
+	}
+	if recs["spark"].SQL != recs["databricks"].SQL || recs["spark"].Name != "spark" || len(recs["databricks"].Aliases) != 0 {
+		t.Errorf("spark must inherit databricks' SQL: %+v", recs["spark"])
+	}
+	for _, name := range Supported() {
+		r, _ := Lookup(name)
+		if r.Identifiers.Fold == FoldUpper && r.Identifiers.CaseInsensitive {
+			t.Errorf("%s: an upper-folding warehouse with case-insensitive quoted names is not one Ripple knows", name)
+		}
+	}
+	// A caller cannot change the shared record.
+	r, _ := Lookup("snowflake")
+	r.Errors.Codes["002003"] = "syntax_error"
+	if Must("snowflake").ErrorClass("002003") != "permission_denied" {
+		t.Error("Lookup returned the shared record, not a copy")
+	}
+}
+
+// The SQL front end imports this package, so it must stay free of anything
+// but the standard library.
+func TestOnlyStandardLibrary(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", ".").Output()
+	if err != nil {
+		t.Skipf("go list: %v", err)
+	}
+	for _, p := range strings.Fields(string(out)) {
+		if p != "github.com/ripple-data/ripple/internal/dialect" {
+			t.Errorf("internal/dialect depends on %s", p)
+		}
+	}
 }

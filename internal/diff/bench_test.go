@@ -101,10 +101,10 @@ func BenchmarkValueDiff(b *testing.B) {
 	var perColumnSQL []string
 	for i := 1; i <= benchCols; i++ {
 		col := d.q(fmt.Sprintf("c%02d", i))
-		perColumnSQL = append(perColumnSQL, `SELECT `+d.countIf(`b."id" IS NULL`)+`, `+d.countIf(`c."id" IS NULL`)+`, `+
-			d.countIf(`b."id" IS NOT NULL AND c."id" IS NOT NULL AND `+d.distinct("b."+col, "c."+col))+`, `+
-			d.countIf(`b."id" IS NOT NULL AND c."id" IS NOT NULL AND b.`+col+` IS NULL AND c.`+col+` IS NOT NULL`)+`, `+
-			d.countIf(`b."id" IS NOT NULL AND c."id" IS NOT NULL AND b.`+col+` IS NOT NULL AND c.`+col+` IS NULL`)+
+		perColumnSQL = append(perColumnSQL, `SELECT `+d.CountIf(`b."id" IS NULL`)+`, `+d.CountIf(`c."id" IS NULL`)+`, `+
+			d.CountIf(`b."id" IS NOT NULL AND c."id" IS NOT NULL AND `+d.Distinct("b."+col, "c."+col))+`, `+
+			d.CountIf(`b."id" IS NOT NULL AND c."id" IS NOT NULL AND b.`+col+` IS NULL AND c.`+col+` IS NOT NULL`)+`, `+
+			d.CountIf(`b."id" IS NOT NULL AND c."id" IS NOT NULL AND b.`+col+` IS NOT NULL AND c.`+col+` IS NULL`)+
 			` FROM "memory"."base"."wide" b FULL OUTER JOIN "memory"."current"."wide" c ON b."id" = c."id"`)
 	}
 	query := func(b *testing.B, q string) {

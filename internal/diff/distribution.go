@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ripple-data/ripple/internal/dialect"
 	"github.com/ripple-data/ripple/internal/warehouse"
 )
 
@@ -149,13 +150,13 @@ type HistogramDiffResult struct {
 
 func histogramStatsSQL(d sqlDialect, baseRel, curRel string, c diffColumn) string {
 	conv := func(q string) string {
-		if c.Kind.temporal() {
+		if c.Kind.Temporal() {
 			return d.CastToString(q)
 		}
 		return q
 	}
 	val := func(col string) string {
-		if c.Kind.temporal() {
+		if c.Kind.Temporal() {
 			return d.q(col)
 		}
 		return d.CastToFloat(d.q(col))
@@ -173,7 +174,7 @@ func numericBinsSQL(d sqlDialect, baseRel, curRel string, c diffColumn, lo, size
 		v := d.CastToFloat(d.q(col))
 		bin := "0"
 		if size > 0 {
-			bin = d.bigint("FLOOR((" + v + " - " + fmtNum(lo) + ") / " + fmtNum(size) + ")")
+			bin = d.CastToBigInt("FLOOR((" + v + " - " + fmtNum(lo) + ") / " + fmtNum(size) + ")")
 		}
 		return "SELECT " + s + " AS side, ripple_bin, COUNT(*) AS n FROM (SELECT " + bin + " AS ripple_bin FROM " + rel +
 			" WHERE " + d.q(col) + " IS NOT NULL) ripple_v GROUP BY ripple_bin"
@@ -208,7 +209,7 @@ func HistogramDiff(ctx context.Context, env Env, in HistogramDiffInput) (*Histog
 	if err != nil {
 		return nil, err
 	}
-	if !c.Kind.numeric() && !c.Kind.temporal() {
+	if !c.Kind.Numeric() && !c.Kind.Temporal() {
 		return nil, fmt.Errorf("column type %s of %s.%s is not supported for histogram analysis: histograms need a numeric or date/time column (use top_k_diff for categorical columns)", cc.Type, t.Name, c.Name)
 	}
 	baseRel, curRel := relationSQL(d, t.Base), relationSQL(d, t.Current)
@@ -222,7 +223,7 @@ func HistogramDiff(ctx context.Context, env Env, in HistogramDiffInput) (*Histog
 	}
 	res := &HistogramDiffResult{Warning: env.warning(), BinEdges: []any{}, Labels: []string{},
 		Base: HistogramSide{Counts: []int64{}, Total: toInt(row[2])}, Current: HistogramSide{Counts: []int64{}, Total: toInt(row[5])}}
-	if c.Kind.temporal() {
+	if c.Kind.Temporal() {
 		return env.dateHistogram(ctx, d, res, baseRel, curRel, c, row)
 	}
 	lo, hi, ok := spanOf(row, func(v any) (float64, bool) { return toFloat(v) })
@@ -230,7 +231,7 @@ func HistogramDiff(ctx context.Context, env Env, in HistogramDiffInput) (*Histog
 		return res, nil
 	}
 	var size float64
-	if c.Kind == kindInteger {
+	if c.Kind == dialect.KindInteger {
 		lo, hi = math.Floor(lo), math.Ceil(hi)
 		span := hi - lo
 		if span < float64(bins) {

@@ -228,7 +228,7 @@ func (e Env) physicalColumns(ctx context.Context, n *dbt.Node, s Side) ([]wareho
 		return nil, e.wrapErr(fmt.Sprintf("reading the columns of %s in the %s environment", relationSQL(e.Dialect, n), s), err)
 	}
 	if len(cols) == 0 {
-		return nil, fmt.Errorf("%s has no columns in the %s environment: %w; rebuild it with `dbt run` (or `dbt build`) for that target", relationSQL(e.Dialect, n), s, errTableNotFound)
+		return nil, &warehouse.Error{Class: warehouse.ClassTableNotFound, Message: fmt.Sprintf("%s has no columns in the %s environment", relationSQL(e.Dialect, n), s)}
 	}
 	return cols, nil
 }

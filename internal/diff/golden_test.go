@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ripple-data/ripple/internal/dialect"
 	"github.com/ripple-data/ripple/internal/warehouse"
 
 	"github.com/ripple-data/ripple/internal/golden"
@@ -12,7 +13,7 @@ import (
 
 // TestGoldenSQL pins the SQL every operation generates, per dialect.
 func TestGoldenSQL(t *testing.T) {
-	for _, name := range []string{"duckdb", "postgres", "snowflake", "bigquery"} {
+	for _, name := range dialect.Supported() {
 		t.Run(name, func(t *testing.T) {
 			d := sqlDialect{mustDialect(t, name)}
 			rel := func(schema, table string) string { return d.QuoteRelation("analytics", schema, table) }
@@ -20,18 +21,18 @@ func TestGoldenSQL(t *testing.T) {
 			p := &diffPlan{
 				dialect: d, baseRel: base, curRel: cur, keyNames: []string{"ID", "region"},
 				keys: []diffColumn{
-					{Name: "ID", Base: "ID", Current: "ID", Kind: kindInteger, Key: true},
-					{Name: "region", Base: "region", Current: "region", Kind: kindString, Key: true},
+					{Name: "ID", Base: "ID", Current: "ID", Kind: dialect.KindInteger, Key: true},
+					{Name: "region", Base: "region", Current: "region", Kind: dialect.KindString, Key: true},
 				},
 			}
 			p.cols = append(p.cols, p.keys...)
 			p.cols = append(p.cols,
-				diffColumn{Name: "AMOUNT", Base: "AMOUNT", Current: "AMOUNT", Kind: kindFloat},
-				diffColumn{Name: "column_name", Base: "column_name", Current: "column_name", Kind: kindString},
-				diffColumn{Name: "status", Base: "STATUS", Current: "status", Kind: kindOther, typeMismatch: true},
-				diffColumn{Name: "ordered_at", Base: "ordered_at", Current: "ordered_at", Kind: kindDate})
-			amount := diffColumn{Name: "AMOUNT", Base: "AMOUNT", Current: "AMOUNT", Kind: kindFloat}
-			day := diffColumn{Name: "ordered_at", Base: "ordered_at", Current: "ordered_at", Kind: kindDate}
+				diffColumn{Name: "AMOUNT", Base: "AMOUNT", Current: "AMOUNT", Kind: dialect.KindFloat},
+				diffColumn{Name: "column_name", Base: "column_name", Current: "column_name", Kind: dialect.KindString},
+				diffColumn{Name: "status", Base: "STATUS", Current: "status", Kind: dialect.KindOther, typeMismatch: true},
+				diffColumn{Name: "ordered_at", Base: "ordered_at", Current: "ordered_at", Kind: dialect.KindDate})
+			amount := diffColumn{Name: "AMOUNT", Base: "AMOUNT", Current: "AMOUNT", Kind: dialect.KindFloat}
+			day := diffColumn{Name: "ordered_at", Base: "ordered_at", Current: "ordered_at", Kind: dialect.KindDate}
 			cols := []warehouse.Column{{Name: "ID", Type: "NUMBER(38,0)"}, {Name: "AMOUNT", Type: "FLOAT"}, {Name: "column_name", Type: "VARCHAR"},
 				{Name: "ordered_at", Type: "DATE"}, {Name: "is_paid", Type: "BOOLEAN"}, {Name: "payload", Type: "VARIANT"}}
 			sections := []struct{ name, sql string }{
@@ -43,7 +44,7 @@ func TestGoldenSQL(t *testing.T) {
 				{"value_diff_detail", valueDiffDetailSQL(p)},
 				{"query_diff.summary", setDiffSummarySQL(d, "SELECT * FROM "+base, "SELECT * FROM "+cur, []string{"ID"})},
 				{"profile", profileSQL(d, cur, cols)},
-				{"top_k", topKSQL(d, base, cur, diffColumn{Name: "column_name", Base: "column_name", Current: "column_name", Kind: kindString}, 10)},
+				{"top_k", topKSQL(d, base, cur, diffColumn{Name: "column_name", Base: "column_name", Current: "column_name", Kind: dialect.KindString}, 10)},
 				{"top_k.counts", countsSQL(d, base, cur, amount)},
 				{"histogram.stats", histogramStatsSQL(d, base, cur, amount)},
 				{"histogram.numeric", numericBinsSQL(d, base, cur, amount, -2.5, 0.125)},

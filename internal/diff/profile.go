@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ripple-data/ripple/internal/dialect"
 	"github.com/ripple-data/ripple/internal/frame"
 	"github.com/ripple-data/ripple/internal/warehouse"
 )
@@ -106,19 +107,19 @@ type profileExprs struct {
 
 func columnProfileExprs(d sqlDialect, c warehouse.Column) profileExprs {
 	q := d.q(c.Name)
-	k := kindOfType(c.Type)
+	k := d.KindOf(c.Type)
 	var p profileExprs
-	if k != kindOther {
+	if k != dialect.KindOther {
 		p.distinct = "COUNT(DISTINCT " + q + ")"
 	}
 	switch {
-	case k.numeric():
+	case k.Numeric():
 		p.min, p.max = d.CastToString("MIN("+q+")"), d.CastToString("MAX("+q+")")
 		p.avg = "AVG(" + d.CastToFloat(q) + ")"
 		p.median = d.Median(d.CastToFloat(q))
-	case k.temporal():
+	case k.Temporal():
 		p.min, p.max = d.CastToString("MIN("+q+")"), d.CastToString("MAX("+q+")")
-	case k == kindBoolean:
+	case k == dialect.KindBoolean:
 		p.avg = "AVG(CASE WHEN " + q + " THEN 1.0 WHEN NOT " + q + " THEN 0.0 END)"
 	}
 	return p

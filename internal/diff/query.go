@@ -212,8 +212,8 @@ func sameColumnNames(a, b []warehouse.Column) bool {
 // difference treats NULLs as equal, so it is NULL-safe).
 func setDiffCTEs(d sqlDialect, baseSQL, curSQL string) string {
 	return "WITH ripple_base AS (\n" + baseSQL + "\n), ripple_current AS (\n" + curSQL + "\n),\n" +
-		"ripple_a_only AS (\nSELECT * FROM ripple_base\n" + d.except() + "\nSELECT * FROM ripple_current\n),\n" +
-		"ripple_b_only AS (\nSELECT * FROM ripple_current\n" + d.except() + "\nSELECT * FROM ripple_base\n)\n"
+		"ripple_a_only AS (\nSELECT * FROM ripple_base\n" + d.Except() + "\nSELECT * FROM ripple_current\n),\n" +
+		"ripple_b_only AS (\nSELECT * FROM ripple_current\n" + d.Except() + "\nSELECT * FROM ripple_base\n)\n"
 }
 
 // setDiffSQL returns the differing rows with in_a/in_b flags, ordered by
@@ -242,9 +242,9 @@ func setDiffSummarySQL(d sqlDialect, baseSQL, curSQL string, keys []string) stri
 		", ripple_keys AS (\nSELECT " + kl + ", MAX(in_a) AS in_a, MAX(in_b) AS in_b, COUNT(*) AS n FROM (\n" +
 		"SELECT " + kl + ", 1 AS in_a, 0 AS in_b FROM ripple_a_only\nUNION ALL\n" +
 		"SELECT " + kl + ", 0 AS in_a, 1 AS in_b FROM ripple_b_only\n) ripple_u\nGROUP BY " + kl + "\n)\n" +
-		"SELECT " + d.countIf("in_a = 1 AND in_b = 1") + " AS changed, " +
-		d.countIf("in_a = 1 AND in_b = 0") + " AS removed, " +
-		d.countIf("in_a = 0 AND in_b = 1") + " AS added, " +
+		"SELECT " + d.CountIf("in_a = 1 AND in_b = 1") + " AS changed, " +
+		d.CountIf("in_a = 1 AND in_b = 0") + " AS removed, " +
+		d.CountIf("in_a = 0 AND in_b = 1") + " AS added, " +
 		"COALESCE(SUM(n), 0) AS diff_rows\nFROM ripple_keys"
 }
 

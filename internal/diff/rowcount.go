@@ -176,11 +176,11 @@ func (e Env) countSide(ctx context.Context, name string, s Side) (*int64, RowCou
 		if ctx.Err() != nil {
 			return nil, RowCountMeta{}, ctx.Err()
 		}
-		switch classify(err) {
-		case ClassPermissionDenied:
+		switch warehouse.Classify(err) {
+		case warehouse.ClassPermissionDenied:
 			return nil, RowCountMeta{Status: StatusPermissionDenied,
 				Message: fmt.Sprintf("Permission denied when accessing %s in the %s environment: the warehouse user lacks permission to read it; grant SELECT on it (%v)", rel, s, err)}, nil
-		case ClassTableNotFound:
+		case warehouse.ClassTableNotFound:
 			return nil, RowCountMeta{Status: StatusTableNotFound,
 				Message: fmt.Sprintf("Table '%s' not found in %s database. This usually means stale dbt artifacts or an environment configuration issue: rebuild the model with `dbt run` and regenerate the artifacts; report it rather than treating it as a data change (%v)", rel, s, err)}, nil
 		}

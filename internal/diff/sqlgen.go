@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"math/big"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -14,8 +13,9 @@ import (
 	"github.com/ripple-data/ripple/internal/warehouse"
 )
 
-// sqlDialect adds to dialect.Dialect the few constructs the diff queries need
-// whose spelling differs between warehouses.
+// sqlDialect is the warehouse's dialect plus two quoting shorthands of the
+// diff queries; every spelling that differs between warehouses is in the
+// record (internal/dialect).
 type sqlDialect struct {
 	dialect.Dialect
 }
@@ -25,147 +25,25 @@ func (d sqlDialect) q(name string) string { return d.QuoteIdent(name) }
 // qual quotes a column qualified by a table alias.
 func (d sqlDialect) qual(alias, name string) string { return alias + "." + d.QuoteIdent(name) }
 
-// distinct is a NULL-safe "a differs from b" predicate.
-func (d sqlDialect) distinct(a, b string) string {
-	switch d.Name() {
-	case "redshift":
-		// Redshift has no IS DISTINCT FROM.
-		return "(" + a + " <> " + b + " OR (" + a + " IS NULL AND " + b + " IS NOT NULL) OR (" + a + " IS NOT NULL AND " + b + " IS NULL))"
-	case "databricks", "spark":
-		return "NOT (" + a + " <=> " + b + ")"
-	}
-	return a + " IS DISTINCT FROM " + b
-}
+// kindOfType is the record's type classifier. Diffs compare the two builds
+// of one warehouse, so a name the warehouse is not known for (a metadata-only
+// Env) uses the shared table.
+func kindOfType(typ string) dialect.Kind { return dialect.KindOf(typ) }
 
-// notDistinct is a NULL-safe equality predicate.
-func (d sqlDialect) notDistinct(a, b string) string {
-	switch d.Name() {
-	case "redshift":
-		// Never NULL, so that it can be negated and combined safely.
-		return "(COALESCE(" + a + " = " + b + ", FALSE) OR (" + a + " IS NULL AND " + b + " IS NULL))"
-	case "databricks", "spark":
-		return a + " <=> " + b
-	}
-	return a + " IS NOT DISTINCT FROM " + b
-}
-
-// countIf counts the rows where cond is true.
-func (d sqlDialect) countIf(cond string) string {
-	switch d.Name() {
-	case "duckdb", "postgres":
-		return "COUNT(*) FILTER (WHERE " + cond + ")"
-	case "snowflake", "bigquery", "databricks", "spark":
-		return "COUNT_IF(" + cond + ")"
-	}
-	return "COUNT(CASE WHEN " + cond + " THEN 1 END)"
-}
-
-// except is the set-difference keyword.
-func (d sqlDialect) except() string {
-	if d.Name() == "bigquery" {
-		return "EXCEPT DISTINCT"
-	}
-	return "EXCEPT"
-}
-
-// bigint casts an expression to a 64-bit integer.
-func (d sqlDialect) bigint(expr string) string {
-	if d.Name() == "bigquery" {
-		return "CAST(" + expr + " AS INT64)"
-	}
-	return "CAST(" + expr + " AS BIGINT)"
-}
-
-// columnKind classifies a physical column type.
-type columnKind int
-
-const (
-	kindOther columnKind = iota
-	kindInteger
-	kindFloat
-	kindBoolean
-	kindDate
-	kindTimestamp
-	kindString
-)
-
-var decimalScaleRe = regexp.MustCompile(`^\s*(?i:decimal|numeric|number)\s*\(\s*\d+\s*(?:,\s*(\d+)\s*)?\)`)
-
-// kindOfType maps a warehouse type name to the kind the diff queries need.
-func kindOfType(typ string) columnKind {
-	t := strings.ToUpper(strings.TrimSpace(typ))
-	switch t {
-	case "INT64", "INTEGER", "UNSIGNED BIG INT", "MEDIUMINT", "SMALLIDENTITY", "IDENTITY", "BIGIDENTITY":
-		return kindInteger
-	case "YEAR":
-		return kindInteger
-	case "TINYINT(1)", "NUMBER(1)", "BIT":
-		return kindBoolean
-	}
-	switch warehouse.KindOf(typ) {
-	case warehouse.KindInteger:
-		return kindInteger
-	case warehouse.KindFloat:
-		return kindFloat
-	case warehouse.KindDecimal:
-		// NUMBER(38,0) is Snowflake's integer.
-		if m := decimalScaleRe.FindStringSubmatch(typ); m != nil && (m[1] == "" || m[1] == "0") && !strings.HasPrefix(t, "DECIMAL") && !strings.HasPrefix(t, "NUMERIC") {
-			return kindInteger
-		}
-		return kindFloat
-	case warehouse.KindBoolean:
-		return kindBoolean
-	case warehouse.KindDate:
-		return kindDate
-	case warehouse.KindTimestamp, warehouse.KindTimestampTZ:
-		return kindTimestamp
-	case warehouse.KindString:
-		return kindString
-	}
-	switch {
-	case strings.HasPrefix(t, "DATETIME"), strings.HasPrefix(t, "TIMESTAMP"), t == "SMALLDATETIME":
-		return kindTimestamp
-	case strings.HasPrefix(t, "INT"), strings.HasPrefix(t, "UINT"):
-		return kindInteger
-	case strings.HasPrefix(t, "FLOAT"), strings.HasPrefix(t, "DOUBLE"):
-		return kindFloat
-	case strings.Contains(t, "CHAR"), strings.Contains(t, "TEXT"), strings.Contains(t, "STRING"):
-		return kindString
-	}
-	return kindOther
-}
-
-func (k columnKind) numeric() bool  { return k == kindInteger || k == kindFloat }
-func (k columnKind) temporal() bool { return k == kindDate || k == kindTimestamp }
-
-// frameType maps a warehouse type to the frame column type.
-func frameType(typ string) string {
-	switch warehouse.KindOf(typ) {
-	case warehouse.KindInteger:
+// frameType maps a column kind to the frame column type.
+func frameType(k dialect.Kind) string {
+	switch k {
+	case dialect.KindInteger:
 		return frame.Integer
-	case warehouse.KindFloat, warehouse.KindDecimal:
+	case dialect.KindFloat, dialect.KindDecimal:
 		return frame.Number
-	case warehouse.KindString:
+	case dialect.KindString:
 		return frame.Text
-	case warehouse.KindBoolean:
+	case dialect.KindBoolean:
 		return frame.Boolean
-	case warehouse.KindDate:
+	case dialect.KindDate:
 		return frame.Date
-	case warehouse.KindTimestamp, warehouse.KindTimestampTZ:
-		return frame.Time
-	}
-	switch kindOfType(typ) {
-	case kindInteger:
-		return frame.Integer
-	case kindFloat:
-		return frame.Number
-	case kindString:
-		return frame.Text
-	case kindBoolean:
-		return frame.Boolean
-	case kindDate:
-		return frame.Date
-	case kindTimestamp:
+	case dialect.KindTimestamp, dialect.KindTimestampTZ:
 		return frame.Time
 	}
 	return frame.Unknown
@@ -176,8 +54,8 @@ func toFrame(r *warehouse.Result, limit int) *frame.Frame {
 	f := &frame.Frame{Columns: make([]frame.Column, len(r.Columns)), Data: make([][]any, 0, len(r.Rows))}
 	kinds := make([]warehouse.Kind, len(r.Columns))
 	for i, c := range r.Columns {
-		f.Columns[i] = frame.Column{Key: c.Name, Name: c.Name, Type: frameType(c.Type)}
-		kinds[i] = warehouse.KindOf(c.Type)
+		kinds[i] = kindOfType(c.Type)
+		f.Columns[i] = frame.Column{Key: c.Name, Name: c.Name, Type: frameType(kinds[i])}
 	}
 	for _, row := range r.Rows {
 		out := make([]any, len(row))

@@ -8,46 +8,6 @@ import (
 	"testing"
 )
 
-func TestClassify(t *testing.T) {
-	for msg, want := range map[string]string{
-		"Object 'MY_TABLE' does not exist":                                     ClassTableNotFound,
-		"42S02: table not found":                                               ClassTableNotFound,
-		"42P01: relation does not exist":                                       ClassTableNotFound,
-		"Catalog Error: Table with name foo does not exist!":                   ClassTableNotFound,
-		"SQL access control error: Insufficient privileges":                    ClassPermissionDenied,
-		"Permission denied for table users":                                    ClassPermissionDenied,
-		"Not authorized to access object":                                      ClassPermissionDenied,
-		"SQL compilation error: syntax error":                                  ClassSyntaxError,
-		"Parser Error: blah blah":                                              ClassSyntaxError,
-		"Access denied: object does not exist":                                 ClassPermissionDenied,
-		"Table 'X' does not exist or not authorized.":                          ClassPermissionDenied,
-		"Invalid query block 'db_staging'":                                     ClassSyntaxError,
-		"View definition column count mismatch in MART_VISITS":                 ClassSyntaxError,
-		"invalid identifier 'DBT_VALID_FROM'":                                  ClassSyntaxError,
-		"Model 'stg_orders' does not exist in base environment. Check that...": ClassTableNotFound,
-		"Connection refused":                                                   "",
-		"Internal server error":                                                "",
-	} {
-		if got := classify(errors.New(msg)); got != want {
-			t.Errorf("classify(%q) = %q, want %q", msg, got, want)
-		}
-	}
-}
-
-func TestKindOfType(t *testing.T) {
-	for typ, want := range map[string]columnKind{
-		"INTEGER": kindInteger, "BIGINT": kindInteger, "int8": kindInteger, "INT64": kindInteger, "NUMBER(38,0)": kindInteger,
-		"DOUBLE": kindFloat, "double precision": kindFloat, "DECIMAL(18,3)": kindFloat, "NUMERIC": kindFloat, "FLOAT64": kindFloat, "NUMBER(10,2)": kindFloat,
-		"DATE": kindDate, "TIMESTAMP": kindTimestamp, "timestamp with time zone": kindTimestamp, "TIMESTAMP_NTZ(9)": kindTimestamp, "DATETIME": kindTimestamp,
-		"BOOLEAN": kindBoolean, "VARCHAR": kindString, "character varying(20)": kindString, "STRING": kindString, "TEXT": kindString,
-		"VARIANT": kindOther, "STRUCT(a INTEGER)": kindOther,
-	} {
-		if got := kindOfType(typ); got != want {
-			t.Errorf("kindOfType(%q) = %v, want %v", typ, got, want)
-		}
-	}
-}
-
 func TestKeysJSON(t *testing.T) {
 	var in ValueDiffInput
 	if err := json.Unmarshal([]byte(`{"model":"m","primary_key":"id"}`), &in); err != nil || len(in.PrimaryKey) != 1 || in.PrimaryKey[0] != "id" {

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ripple-data/ripple/internal/dialect"
 	"github.com/ripple-data/ripple/internal/frame"
 	"github.com/ripple-data/ripple/internal/warehouse"
 )
@@ -92,7 +93,7 @@ type diffColumn struct {
 	Name    string // as reported (current's spelling)
 	Base    string
 	Current string
-	Kind    columnKind
+	Kind    dialect.Kind
 	Key     bool
 	// typeMismatch: the two sides' types are of different kinds, so values
 	// are compared as text.
@@ -190,7 +191,7 @@ func (e Env) planValueDiff(ctx context.Context, model string, pk Keys, columns [
 func newDiffColumn(bc, cc warehouse.Column) diffColumn {
 	c := diffColumn{Name: cc.Name, Base: bc.Name, Current: cc.Name, Kind: kindOfType(cc.Type)}
 	if kindOfType(bc.Type) != c.Kind {
-		c.Kind, c.typeMismatch = kindOther, true
+		c.Kind, c.typeMismatch = dialect.KindOther, true
 	}
 	return c
 }
@@ -204,7 +205,7 @@ func keyCheckSQL(d sqlDialect, rel string, keys []string) string {
 		nulls[i] = d.q(k) + " IS NULL"
 	}
 	kl := strings.Join(q, ", ")
-	return "SELECT " + d.countIf("ripple_n > 1") + " AS duplicate_keys, " +
+	return "SELECT " + d.CountIf("ripple_n > 1") + " AS duplicate_keys, " +
 		"COALESCE(SUM(CASE WHEN " + strings.Join(nulls, " OR ") + " THEN ripple_n ELSE 0 END), 0) AS null_keys\n" +
 		"FROM (SELECT " + kl + ", COUNT(*) AS ripple_n FROM " + rel + " GROUP BY " + kl + ") ripple_k"
 }
@@ -221,7 +222,7 @@ func sideStatsSQL(p *diffPlan) string {
 	side := func(s Side, prefix string) string {
 		sel := []string{"COUNT(*) AS " + prefix + "_rows"}
 		for i, c := range p.cols {
-			if c.Key || !c.Kind.numeric() {
+			if c.Key || !c.Kind.Numeric() {
 				continue
 			}
 			sel = append(sel, d.CastToFloat("AVG("+d.q(c.phys(s))+")")+" AS "+prefix+"_mean_"+strconv.Itoa(i))
@@ -426,13 +427,13 @@ func buildCodes(p *diffPlan, bAlias, cAlias string) codes {
 		}
 		w := len(cc.words) - 1
 		b, cur := compareExprs(d, c, bAlias, cAlias)
-		code := "CASE WHEN " + d.notDistinct(b, cur) + " THEN 0 WHEN " + b + " IS NULL THEN 2 WHEN " + cur + " IS NULL THEN 3 ELSE 1 END"
+		code := "CASE WHEN " + d.NotDistinct(b, cur) + " THEN 0 WHEN " + b + " IS NULL THEN 2 WHEN " + cur + " IS NULL THEN 3 ELSE 1 END"
 		pos := len(cc.words[w])
 		if pos > 0 {
 			code = "(" + code + ") * " + strconv.FormatInt(int64(1)<<(2*pos), 10)
 		}
 		cc.words[w] = append(cc.words[w], code)
-		cc.equal[w] = append(cc.equal[w], d.notDistinct(b, cur))
+		cc.equal[w] = append(cc.equal[w], d.NotDistinct(b, cur))
 		cc.slots[i] = codeSlot{w, pos}
 	}
 	return cc
@@ -453,8 +454,8 @@ func keyStatsOutputs(d sqlDialect, isNull string) []string {
 		sumN("ripple_side <> 2") + " AS current_seen",
 		sumN("ripple_side = 2 AND "+isNull) + " AS base_null_keys",
 		sumN("ripple_side = 1 AND "+isNull) + " AS current_null_keys",
-		d.countIf("ripple_side = 2 AND ripple_n > 1 AND NOT "+isNull) + " AS base_dup_keys",
-		d.countIf("ripple_side = 1 AND ripple_n > 1 AND NOT "+isNull) + " AS current_dup_keys",
+		d.CountIf("ripple_side = 2 AND ripple_n > 1 AND NOT "+isNull) + " AS base_dup_keys",
+		d.CountIf("ripple_side = 1 AND ripple_n > 1 AND NOT "+isNull) + " AS current_dup_keys",
 	}
 }
 
@@ -480,7 +481,7 @@ func columnOutputs(p *diffPlan, cc codes, cond string) []string {
 		w := "ripple_w" + strconv.Itoa(sl.word)
 		f := "MOD(" + w + ", 4)"
 		if sl.pos > 0 {
-			f = "MOD(" + d.bigint("FLOOR("+d.CastToFloat(w)+" / "+strconv.FormatInt(int64(1)<<(2*sl.pos), 10)+")") + ", 4)"
+			f = "MOD(" + d.CastToBigInt("FLOOR("+d.CastToFloat(w)+" / "+strconv.FormatInt(int64(1)<<(2*sl.pos), 10)+")") + ", 4)"
 		}
 		n := strconv.Itoa(i)
 		out = append(out,
@@ -551,7 +552,7 @@ func ValueDiff(ctx context.Context, env Env, in ValueDiffInput) (*ValueDiffResul
 			vc.NullInBaseOnly = toInt(row[j+1])
 			vc.NullInCurrentOnly = toInt(row[j+2])
 			j += 3
-			if c.Kind.numeric() {
+			if c.Kind.Numeric() {
 				vc.BaseMean, vc.CurrentMean = floatPtr(stats[1+m]), floatPtr(stats[2+nNumeric+m])
 				m++
 			}

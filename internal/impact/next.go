@@ -5,6 +5,8 @@ import (
 	"math"
 	"sort"
 	"strings"
+
+	"github.com/ripple-data/ripple/internal/dialect"
 )
 
 // Guidance teaches the caller how to read the result.
@@ -16,32 +18,8 @@ const Guidance = "Triage → verify → investigate. impacted_models is the whol
 	"max_affected_row_count is the largest count for one model, not a total. Models in confirmed_not_impacted_models and " +
 	"not_impacted_by_column_lineage need no review. Incremental models may show build-window differences when not fully refreshed."
 
-// Numeric type names (upper case, precision stripped) that get means and sums.
-var numericTypes = map[string]bool{
-	"TINYINT": true, "SMALLINT": true, "INTEGER": true, "BIGINT": true, "INT": true, "HUGEINT": true, "UBIGINT": true,
-	"UINTEGER": true, "USMALLINT": true, "UTINYINT": true, "FLOAT": true, "DOUBLE": true, "DECIMAL": true, "NUMERIC": true,
-	"REAL": true, "INT1": true, "INT2": true, "INT4": true, "INT8": true, "FLOAT4": true, "FLOAT8": true, "NUMBER": true,
-	"FLOAT64": true, "INT64": true, "BIGNUMERIC": true, "DOUBLE PRECISION": true, "SERIAL": true, "BIGSERIAL": true,
-}
-
-// IsNumericType reports whether a warehouse type name is numeric.
-func IsNumericType(t string) bool {
-	t = strings.ToUpper(strings.TrimSpace(t))
-	if i := strings.IndexByte(t, '('); i >= 0 {
-		t = strings.TrimSpace(t[:i])
-	}
-	return numericTypes[t]
-}
-
-func isCategoricalType(t string) bool {
-	t = strings.ToUpper(t)
-	for _, p := range []string{"VARCHAR", "TEXT", "STRING", "CHAR", "BOOL", "ENUM"} {
-		if strings.Contains(t, p) {
-			return true
-		}
-	}
-	return false
-}
+// isCategorical: strings and booleans get top-k rather than histograms.
+func isCategorical(k dialect.Kind) bool { return k == dialect.KindString || k == dialect.KindBoolean }
 
 func nextAction(d Deps, m *Model) *NextAction {
 	switch m.DataImpact {
@@ -146,10 +124,10 @@ func summaryQuery(d Deps, m *Model) string {
 			return '_'
 		}, lc)
 		switch {
-		case IsNumericType(c.Type) && !keys[lc] && !strings.HasSuffix(lc, "_id") && nNum < maxNumeric:
+		case dialect.KindOf(c.Type).Numeric() && !keys[lc] && !strings.HasSuffix(lc, "_id") && nNum < maxNumeric:
 			exprs = append(exprs, fmt.Sprintf("sum(%s) as sum_%s", quote(c.Name), alias), fmt.Sprintf("avg(%s) as avg_%s", quote(c.Name), alias))
 			nNum++
-		case (isCategoricalType(c.Type) || keys[lc] || strings.HasSuffix(lc, "_id")) && nCat < maxCategorical:
+		case (isCategorical(dialect.KindOf(c.Type)) || keys[lc] || strings.HasSuffix(lc, "_id")) && nCat < maxCategorical:
 			exprs = append(exprs, fmt.Sprintf("count(distinct %s) as distinct_%s", quote(c.Name), alias))
 			nCat++
 		}

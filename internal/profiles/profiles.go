@@ -60,7 +60,7 @@ func (t Target) MarshalJSON() ([]byte, error) {
 	if len(t.Extra) > 0 {
 		p.Extra = make(map[string]any, len(t.Extra))
 		for k, v := range t.Extra {
-			if isSecretKey(k) {
+			if IsSecretKey(k) {
 				v = "***"
 			}
 			p.Extra[k] = v
@@ -69,7 +69,9 @@ func (t Target) MarshalJSON() ([]byte, error) {
 	return json.Marshal(p)
 }
 
-func isSecretKey(k string) bool {
+// IsSecretKey reports whether a profile field holds a secret (password,
+// token, private key, keyfile, client secret): never printed.
+func IsSecretKey(k string) bool {
 	k = strings.ToLower(k)
 	for _, s := range []string{"pass", "secret", "token", "private_key", "keyfile", "credential"} {
 		if strings.Contains(k, s) {

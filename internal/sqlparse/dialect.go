@@ -9,18 +9,22 @@
 // case folding is applied once, when identifiers are produced.
 package sqlparse
 
-import "strings"
+import (
+	"strings"
 
-// Fold says how a dialect normalises unquoted identifiers.
-type Fold int
+	"github.com/ripple-data/ripple/internal/dialect"
+)
 
+// Fold says how a dialect normalises unquoted identifiers. It is the
+// warehouse record's definition (internal/dialect), so the parser and the
+// SQL Ripple generates can never disagree on folding.
+type Fold = dialect.Fold
+
+// The folds, as the record defines them.
 const (
-	// FoldNone keeps identifiers as written (DuckDB, BigQuery, Spark).
-	FoldNone Fold = iota
-	// FoldLower lower-cases unquoted identifiers (Postgres, Redshift).
-	FoldLower
-	// FoldUpper upper-cases unquoted identifiers (Snowflake).
-	FoldUpper
+	FoldNone  = dialect.FoldNone
+	FoldLower = dialect.FoldLower
+	FoldUpper = dialect.FoldUpper
 )
 
 // Dialect is the per-warehouse seam of the parser.
@@ -44,46 +48,40 @@ type Dialect struct {
 	DoubleQuotedStrings bool
 }
 
-// Known dialects. "generic" accepts everything the others accept.
-var dialects = map[string]Dialect{
-	"generic":    {Name: "generic", Backtick: true, DollarQuote: true, VariantPath: false},
-	"duckdb":     {Name: "duckdb", DollarQuote: true},
-	"postgres":   {Name: "postgres", Fold: FoldLower, DollarQuote: true},
-	"redshift":   {Name: "redshift", Fold: FoldLower, DollarQuote: true},
-	"snowflake":  {Name: "snowflake", Fold: FoldUpper, DollarQuote: true, VariantPath: true, BackslashEscape: true},
-	"bigquery":   {Name: "bigquery", Backtick: true, HashComment: true, BackslashEscape: true, DoubleQuotedStrings: true},
-	"databricks": {Name: "databricks", Backtick: true, BackslashEscape: true, VariantPath: true},
-	"spark":      {Name: "spark", Backtick: true, BackslashEscape: true, VariantPath: true},
+// generic accepts everything the warehouses accept; it is the parser's own
+// fallback, not a warehouse, so it has no record.
+func generic(name string) Dialect {
+	return Dialect{Name: name, Backtick: true, DollarQuote: true}
 }
 
-// LookupDialect returns the dialect for a dbt adapter or dialect name.
-// Unknown names get the permissive generic dialect, because refusing to
-// parse is worse for lineage than parsing slightly too much.
+// fromRecord takes the parser's flags from a warehouse record.
+func fromRecord(r dialect.Record) Dialect {
+	return Dialect{
+		Name:                r.Name,
+		Fold:                r.Identifiers.Fold,
+		Backtick:            r.Lexer.Backtick,
+		HashComment:         r.Lexer.HashComment,
+		BackslashEscape:     r.Strings.BackslashEscapes,
+		DollarQuote:         r.Lexer.DollarQuote,
+		VariantPath:         r.Lexer.VariantPath,
+		DoubleQuotedStrings: r.Lexer.DoubleQuotedStrings,
+	}
+}
+
+// LookupDialect returns the dialect for a dbt adapter type or one of its
+// aliases (from the warehouse records). Unknown names get the permissive
+// generic dialect, because refusing to parse is worse for lineage than
+// parsing slightly too much.
 func LookupDialect(name string) Dialect {
 	n := strings.ToLower(strings.TrimSpace(name))
-	switch n {
-	case "postgresql", "pg":
-		n = "postgres"
-	case "sparksql", "spark_sql", "hive":
-		n = "spark"
-	case "":
-		n = "generic"
+	if n == "" {
+		return generic("generic")
 	}
-	if d, ok := dialects[n]; ok {
-		return d
+	if r, ok := dialect.Lookup(n); ok {
+		return fromRecord(r)
 	}
-	d := dialects["generic"]
-	d.Name = n
-	return d
+	return generic(n)
 }
 
 // FoldIdent applies the dialect's folding to an unquoted identifier.
-func (d Dialect) FoldIdent(s string) string {
-	switch d.Fold {
-	case FoldLower:
-		return strings.ToLower(s)
-	case FoldUpper:
-		return strings.ToUpper(s)
-	}
-	return s
-}
+func (d Dialect) FoldIdent(s string) string { return d.Fold.Apply(s) }

@@ -6,62 +6,35 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/ripple-data/ripple/internal/dialect"
 )
 
-// Kind is a warehouse-independent type family, so callers (and the shared
-// adapter tests) can reason about columns without knowing every engine's
-// spelling of "integer".
-type Kind string
+// Kind is the type family of a column, as the warehouse records define it
+// (internal/dialect): Normalize formats values by it.
+type Kind = dialect.Kind
 
+// The kinds, named here for adapters' convenience.
 const (
-	KindInteger     Kind = "integer"
-	KindFloat       Kind = "float"
-	KindDecimal     Kind = "decimal"
-	KindString      Kind = "string"
-	KindBoolean     Kind = "boolean"
-	KindDate        Kind = "date"
-	KindTimestamp   Kind = "timestamp"
-	KindTimestampTZ Kind = "timestamptz"
-	KindTime        Kind = "time"
-	KindOther       Kind = "other"
+	KindInteger     = dialect.KindInteger
+	KindFloat       = dialect.KindFloat
+	KindDecimal     = dialect.KindDecimal
+	KindString      = dialect.KindString
+	KindBoolean     = dialect.KindBoolean
+	KindDate        = dialect.KindDate
+	KindTimestamp   = dialect.KindTimestamp
+	KindTimestampTZ = dialect.KindTimestampTZ
+	KindTime        = dialect.KindTime
+	KindOther       = dialect.KindOther
 )
 
-// KindOf maps a native type name (DuckDB, Postgres and their information
-// schema spellings, pgx type names, and the common warehouse names) to a Kind.
-func KindOf(typ string) Kind {
-	t := strings.ToLower(strings.TrimSpace(typ))
-	if i := strings.IndexByte(t, '('); i >= 0 {
-		t = strings.TrimSpace(t[:i]) + t[strings.IndexByte(t, ')')+1:]
-	}
-	switch t {
-	case "tinyint", "smallint", "integer", "int", "bigint", "hugeint", "utinyint", "usmallint",
-		"uinteger", "ubigint", "uhugeint", "int1", "int2", "int4", "int8", "int16", "int32", "int64",
-		"byteint", "long", "short", "serial", "bigserial", "smallserial":
-		return KindInteger
-	case "float", "double", "real", "double precision", "float4", "float8", "float64", "float32":
-		return KindFloat
-	case "decimal", "numeric", "number", "bignumeric", "bigdecimal":
-		return KindDecimal
-	case "varchar", "text", "string", "character varying", "character", "char", "bpchar", "name",
-		"citext", "nvarchar", "nchar", "uuid", "json", "jsonb":
-		return KindString
-	case "boolean", "bool", "logical":
-		return KindBoolean
-	case "date":
-		return KindDate
-	case "timestamp", "timestamp without time zone", "datetime", "timestamp_ntz", "timestamp_ns",
-		"timestamp_ms", "timestamp_s":
-		return KindTimestamp
-	case "timestamptz", "timestamp with time zone", "timestamp_tz", "timestamp_ltz":
-		return KindTimestampTZ
-	case "time", "time without time zone", "timetz", "time with time zone":
-		return KindTime
-	}
-	return KindOther
-}
+// KindOf is dialect.KindOf, the one type classifier, for a type name whose
+// warehouse is not known; adapters that know theirs use Dialect.KindOf.
+func KindOf(typ string) Kind { return dialect.KindOf(typ) }
 
 // Decimal carries an exact decimal from an adapter to Normalize: the
 // unscaled integer and the number of digits after the point.
@@ -189,4 +162,71 @@ func formatTime(t time.Time, kind Kind) string {
 		return t.UTC().Format("2006-01-02T15:04:05.999999Z07:00")
 	}
 	return t.Format("2006-01-02T15:04:05.999999")
+}
+
+// ParseDecimal reads "-12.50" (an optional sign, digits, an optional
+// fraction) keeping its scale.
+func ParseDecimal(s string) (Decimal, bool) {
+	s = strings.TrimSpace(s)
+	neg := strings.HasPrefix(s, "-")
+	body := strings.TrimLeft(s, "+-")
+	intPart, frac, _ := strings.Cut(body, ".")
+	if intPart == "" && frac == "" {
+		return Decimal{}, false
+	}
+	digits := intPart + frac
+	for _, r := range digits {
+		if r < '0' || r > '9' {
+			return Decimal{}, false
+		}
+	}
+	u, ok := new(big.Int).SetString(digits, 10)
+	if !ok {
+		return Decimal{}, false
+	}
+	if neg {
+		u.Neg(u)
+	}
+	return Decimal{Unscaled: u, Scale: len(frac)}, true
+}
+
+// ParseText reads a value a warehouse sent as text (HTTP APIs: Databricks'
+// JSON_ARRAY, BigQuery's rows) into the Go value Normalize expects for
+// kind: integers, floats (NaN/Infinity too), exact decimals, booleans,
+// dates and timestamps in the ISO-ish forms warehouses print; anything
+// else stays text.
+func ParseText(s string, kind Kind) (any, error) {
+	switch kind {
+	case KindInteger:
+		if n, ok := new(big.Int).SetString(strings.TrimSpace(s), 10); ok {
+			return n, nil
+		}
+		return nil, fmt.Errorf("%q is not an integer", s)
+	case KindFloat:
+		f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+		if err != nil {
+			return nil, fmt.Errorf("%q is not a number", s)
+		}
+		return f, nil
+	case KindDecimal:
+		if d, ok := ParseDecimal(s); ok {
+			return d, nil
+		}
+		return nil, fmt.Errorf("%q is not a decimal", s)
+	case KindBoolean:
+		b, err := strconv.ParseBool(strings.TrimSpace(s))
+		if err != nil {
+			return nil, fmt.Errorf("%q is not a boolean", s)
+		}
+		return b, nil
+	case KindDate, KindTimestamp, KindTimestampTZ:
+		for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999", "2006-01-02 15:04:05.999999999Z07:00",
+			"2006-01-02 15:04:05.999999999 Z07:00", "2006-01-02 15:04:05.999999999", "2006-01-02"} {
+			if t, err := time.Parse(layout, strings.TrimSpace(s)); err == nil {
+				return t, nil
+			}
+		}
+		return nil, fmt.Errorf("%q is not a date or timestamp", s)
+	}
+	return s, nil
 }

@@ -6,6 +6,7 @@ package warehouse
 
 import (
 	"context"
+	"time"
 )
 
 // DefaultRowLimit caps result sets handed back to callers.
@@ -25,6 +26,9 @@ type Result struct {
 	More bool `json:"more"`
 	// Total is the full row count when it was cheap to know, else nil.
 	Total *int64 `json:"total,omitempty"`
+	// BytesProcessed is what the warehouse scanned (BigQuery's dry run),
+	// when it says.
+	BytesProcessed *int64 `json:"bytes_processed,omitempty"`
 }
 
 // Relation names a table or view.
@@ -52,4 +56,55 @@ type Conn interface {
 	// Dialect names the SQL dialect (duckdb, postgres, snowflake, ...).
 	Dialect() string
 	Close() error
+}
+
+// Settings are Ripple's own bounds on a connection, the same for every
+// adapter (internal/warehouse/open fills them from flags and the profile).
+type Settings struct {
+	// ReadOnly asks the warehouse itself to refuse writes where it can
+	// (Postgres/Redshift BEGIN READ ONLY, BigQuery's dry-run statement type,
+	// DuckDB READ_ONLY); the statement guard applies on top of it.
+	ReadOnly bool
+	// QueryTimeout bounds each statement, in the warehouse where it has a
+	// setting for it and always through the context (0 = none).
+	QueryTimeout time.Duration
+	// MaxBytes refuses a statement that would scan more (BigQuery's dry
+	// run reports it before anything is billed); 0 = no limit.
+	MaxBytes int64
+	// MaxConns bounds concurrent statements on the connection, shared by
+	// the concurrent steps of an operation (0 = 4).
+	MaxConns int
+}
+
+// Conns is MaxConns with its default.
+func (s Settings) Conns() int {
+	if s.MaxConns > 0 {
+		return s.MaxConns
+	}
+	return 4
+}
+
+// WithTimeout bounds ctx by QueryTimeout.
+func (s Settings) WithTimeout(ctx context.Context) (context.Context, context.CancelFunc) {
+	if s.QueryTimeout > 0 {
+		return context.WithTimeout(ctx, s.QueryTimeout)
+	}
+	return context.WithCancel(ctx)
+}
+
+// Gate bounds concurrent statements for adapters without a driver pool
+// (HTTP APIs): Enter blocks until a slot is free or ctx ends.
+type Gate chan struct{}
+
+// NewGate makes a gate of n slots.
+func NewGate(n int) Gate { return make(Gate, n) }
+
+// Enter takes a slot; the returned func gives it back.
+func (g Gate) Enter(ctx context.Context) (func(), error) {
+	select {
+	case g <- struct{}{}:
+		return func() { <-g }, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 }

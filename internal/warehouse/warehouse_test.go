@@ -7,8 +7,11 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"net"
 	"testing"
 	"time"
+
+	"github.com/ripple-data/ripple/internal/dialect"
 )
 
 func TestClassify(t *testing.T) {
@@ -40,7 +43,11 @@ func TestClassify(t *testing.T) {
 		// A missing table that is also reported as a syntax-ish compile error
 		// must be table_not_found.
 		{"SQL compilation error: Table 'X' does not exist", ClassTableNotFound},
-		{"dial tcp 127.0.0.1:5432: connect: Connection refused", ClassUnclassified},
+		{"dial tcp 127.0.0.1:5432: connect: Connection refused", ClassConnection},
+		{"failed to connect to `user=ripple database=x`: 127.0.0.1:1 (localhost): dial error: dial tcp 127.0.0.1:1: connect: connection refused", ClassConnection},
+		{"FATAL: password authentication failed for user \"ripple\" (SQLSTATE 28P01)", ClassAuth},
+		{"390100 (08004): Incorrect username or password was specified.", ClassAuth},
+		{"googleapi: Error 401: Request had invalid authentication credentials.", ClassAuth},
 		{"", ClassUnclassified},
 	}
 	for _, tt := range tests {
@@ -157,16 +164,97 @@ func TestNormalize(t *testing.T) {
 	}
 }
 
-func TestKindOf(t *testing.T) {
-	tests := map[string]Kind{
-		"INTEGER": KindInteger, "int4": KindInteger, "DECIMAL(10,2)": KindDecimal, "numeric": KindDecimal,
-		"character varying(20)": KindString, "VARCHAR": KindString, "timestamp with time zone": KindTimestampTZ,
-		"TIMESTAMP": KindTimestamp, "date": KindDate, "BOOLEAN": KindBoolean, "double precision": KindFloat,
-		"INTEGER[]": KindOther, "STRUCT(a INTEGER)": KindOther,
-	}
-	for in, want := range tests {
-		if got := KindOf(in); got != want {
-			t.Errorf("KindOf(%q) = %s, want %s", in, got, want)
+// The seed's classification vectors (recce-spec §1.5), verbatim. The seed
+// has three classes and None; Ripple's extra classes (connection, auth,
+// canceled) are None there, which seedClass projects.
+func TestClassifySeedVectors(t *testing.T) {
+	seedClass := func(c ErrorClass) string {
+		switch c {
+		case ClassPermissionDenied, ClassTableNotFound, ClassSyntaxError:
+			return string(c)
 		}
+		return ""
+	}
+	for msg, want := range map[string]string{
+		"Object 'MY_TABLE' does not exist":                     "table_not_found",
+		"42S02: table not found":                               "table_not_found",
+		"42P01: relation does not exist":                       "table_not_found",
+		"Catalog Error: Table with name foo does not exist!":   "table_not_found",
+		"SQL access control error: Insufficient privileges":    "permission_denied",
+		"Permission denied for table users":                    "permission_denied",
+		"Not authorized to access object":                      "permission_denied",
+		"SQL compilation error: syntax error":                  "syntax_error",
+		"Parser Error: blah blah":                              "syntax_error",
+		"Access denied: object does not exist":                 "permission_denied",
+		"Table 'X' does not exist or not authorized.":          "permission_denied",
+		"Schema 'X' does not exist or not authorized.":         "permission_denied",
+		"Object 'X' does not exist or not authorized.":         "permission_denied",
+		"Invalid query block 'db_staging'":                     "syntax_error",
+		"View definition column count mismatch in MART_VISITS": "syntax_error",
+		"invalid identifier 'DBT_VALID_FROM'":                  "syntax_error",
+		"Model 'stg_orders' does not exist in base environment. Check that the model is in the manifest and catalog.": "table_not_found",
+		"Connection refused":    "",
+		"Internal server error": "",
+	} {
+		if got := seedClass(ClassifyMessage(msg)); got != want {
+			t.Errorf("ClassifyMessage(%q) = %q (seed class %q), want %q", msg, ClassifyMessage(msg), got, want)
+		}
+	}
+	if got := ClassifyMessage("Connection refused"); got != ClassConnection {
+		t.Errorf("Connection refused = %s, want %s", got, ClassConnection)
+	}
+}
+
+// Vendor codes classify through each warehouse's record, and win over the
+// message; a code the record does not know falls back to the message.
+func TestVendorError(t *testing.T) {
+	tests := []struct {
+		dialect, code, msg string
+		want               ErrorClass
+	}{
+		{"snowflake", "002003", "SQL compilation error: Object 'X' does not exist or not authorized.", ClassPermissionDenied},
+		{"snowflake", "390100", "Incorrect username or password was specified.", ClassAuth},
+		{"snowflake", "000604", "SQL execution canceled", ClassCanceled},
+		{"postgres", "42P01", `relation "x" does not exist`, ClassTableNotFound},
+		{"postgres", "42703", `column "x" does not exist`, ClassSyntaxError},
+		{"redshift", "0A000", "Specified types or functions not supported", ClassSyntaxError},
+		{"bigquery", "accessDenied", "Access Denied: Table p:d.t", ClassPermissionDenied},
+		{"bigquery", "notFound", "Not found: Table p:d.t was not found in location US", ClassTableNotFound},
+		{"bigquery", "invalidQuery", "Syntax error: Unexpected identifier", ClassSyntaxError},
+		{"databricks", "TABLE_OR_VIEW_NOT_FOUND", "[TABLE_OR_VIEW_NOT_FOUND] The table or view `x` cannot be found.", ClassTableNotFound},
+		{"spark", "PARSE_SYNTAX_ERROR", "[PARSE_SYNTAX_ERROR] Syntax error at or near 'SELEC'", ClassSyntaxError},
+		{"trino", "TABLE_NOT_FOUND", "line 1:15: Table 'memory.default.x' does not exist", ClassTableNotFound},
+		{"trino", "COLUMN_NOT_FOUND", "line 1:8: Column 'x' cannot be resolved", ClassSyntaxError},
+		{"trino", "NO_SUCH_CODE", "line 1:1: mismatched input 'SELEC'", ClassSyntaxError},
+		{"nosuchwarehouse", "42P01", "boom", ClassUnclassified},
+	}
+	for _, tt := range tests {
+		e := VendorError(tt.dialect, tt.code, tt.msg, "select 1", nil)
+		if e.Class != tt.want || Classify(e) != tt.want || e.Code != tt.code {
+			t.Errorf("%s %s: class %s, want %s", tt.dialect, tt.code, e.Class, tt.want)
+		}
+	}
+}
+
+// The classes the records may name are exactly this package's classes.
+func TestRecordClassesAreErrorClasses(t *testing.T) {
+	for _, c := range dialect.ErrorClasses() {
+		if ErrorClass(c).Hint() == "" {
+			t.Errorf("record class %q has no hint: not an ErrorClass", c)
+		}
+	}
+}
+
+// Typed network failures are connection errors even with an odd message.
+func TestClassifyNetworkByType(t *testing.T) {
+	_, err := net.Dial("tcp", "127.0.0.1:1")
+	if err == nil {
+		t.Skip("something listens on port 1")
+	}
+	if got := Classify(err); got != ClassConnection {
+		t.Errorf("Classify(%v) = %s", err, got)
+	}
+	if got := Classify(&net.DNSError{Err: "odd", Name: "x.invalid"}); got != ClassConnection {
+		t.Errorf("DNS error: %s", got)
 	}
 }

@@ -15,6 +15,7 @@ import (
 
 	duckdbdrv "github.com/duckdb/duckdb-go/v2"
 
+	"github.com/ripple-data/ripple/internal/dialect"
 	"github.com/ripple-data/ripple/internal/warehouse"
 )
 
@@ -143,8 +144,10 @@ func openError(opts Options, err error) error {
 	}
 }
 
-func quoteIdent(s string) string   { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
-func quoteLiteral(s string) string { return `'` + strings.ReplaceAll(s, `'`, `''`) + `'` }
+// The ATTACH statements quote through DuckDB's record (internal/dialect),
+// the way every generated query does.
+func quoteIdent(s string) string   { return dialect.Must("duckdb").QuoteIdent(s) }
+func quoteLiteral(s string) string { return dialect.Must("duckdb").StringLiteral(s) }
 
 // Dialect implements warehouse.Conn.
 func (c *Conn) Dialect() string { return "duckdb" }

@@ -7,13 +7,20 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
 	"time"
 
+	"github.com/ripple-data/ripple/internal/dialect"
 	"github.com/ripple-data/ripple/internal/profiles"
 	"github.com/ripple-data/ripple/internal/warehouse"
+	"github.com/ripple-data/ripple/internal/warehouse/bigquery"
+	"github.com/ripple-data/ripple/internal/warehouse/databricks"
 	"github.com/ripple-data/ripple/internal/warehouse/duckdb"
 	"github.com/ripple-data/ripple/internal/warehouse/postgres"
+	"github.com/ripple-data/ripple/internal/warehouse/redshift"
+	"github.com/ripple-data/ripple/internal/warehouse/snowflake"
+	"github.com/ripple-data/ripple/internal/warehouse/trino"
 )
 
 // OpenOptions adjust how a target is opened.
@@ -26,76 +33,111 @@ type OpenOptions struct {
 	DuckDBPath string
 	// StatementTimeout bounds each statement in the warehouse when > 0.
 	StatementTimeout time.Duration
+	// MaxBytes refuses statements that would scan more (Ripple's
+	// --max-bytes; BigQuery's dry run measures it), 0 = no limit.
+	MaxBytes int64
+}
+
+// connector opens one adapter type from a profile target.
+type connector func(ctx context.Context, t profiles.Target, s warehouse.Settings) (warehouse.Conn, error)
+
+// connectors is the one place adapters are wired: adding a warehouse adds
+// its record (internal/dialect/records), its package and one line here.
+// Keys are record names; aliases (postgresql, starburst) resolve through
+// the records.
+func connectors(opts OpenOptions) map[string]connector {
+	return map[string]connector{
+		"duckdb":     duckdbConnector(opts),
+		"postgres":   postgresConnector("postgres"),
+		"redshift":   redshift.Connect,
+		"snowflake":  snowflake.Connect,
+		"bigquery":   bigquery.Connect,
+		"databricks": databricks.Connect,
+		"trino":      trino.Connect,
+	}
 }
 
 // Wired lists the adapter types this build can connect to.
-func Wired() []string { return []string{"duckdb", "postgres"} }
+func Wired() []string {
+	names := make([]string, 0, 8)
+	for n := range connectors(OpenOptions{}) {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
 
 // Open connects to t. Errors name the profiles file, profile and target,
-// never the password.
+// never a secret of the profile.
 func Open(ctx context.Context, t profiles.Target, opts OpenOptions) (warehouse.Conn, error) {
-	var (
-		conn warehouse.Conn
-		err  error
-	)
-	switch t.Type {
-	case "duckdb":
-		path := t.Path
-		if opts.DuckDBPath != "" {
-			path = opts.DuckDBPath
-		}
-		var c *duckdb.Conn
-		c, err = duckdb.Open(ctx, duckdb.Options{
-			Path:                path,
-			ReadOnly:            opts.ReadOnly,
-			AllowExternalAccess: opts.AllowExternalAccess,
-			Catalog:             t.Database,
-		})
-		if err == nil {
-			conn = c
-		}
-	case "postgres", "postgresql":
-		port := t.Port
-		if port == 0 {
-			port = 5432
-		}
-		var c *postgres.Conn
-		c, err = postgres.Open(ctx, postgres.Options{
-			Host:             t.Host,
-			Port:             port,
-			User:             t.User,
-			Password:         t.Password,
-			Database:         t.Database,
-			SearchPath:       t.Schema,
-			ReadOnly:         opts.ReadOnly,
-			StatementTimeout: opts.StatementTimeout,
-			MaxConns:         t.Threads,
-			SSLMode:          sslMode(t),
-		})
-		if err == nil {
-			conn = c
-		}
-	default:
+	name := strings.ToLower(t.Type)
+	if r, ok := dialect.Lookup(name); ok {
+		name = r.Name
+	}
+	connect, ok := connectors(opts)[name]
+	if !ok {
 		return nil, fmt.Errorf("%s: no driver wired for %s in this build (this build connects to %s); run Ripple's static operations, or use a target of a wired type",
 			t.Where(), t.Type, strings.Join(Wired(), ", "))
 	}
+	s := warehouse.Settings{ReadOnly: opts.ReadOnly, QueryTimeout: opts.StatementTimeout, MaxBytes: opts.MaxBytes}
+	conn, err := connect(ctx, t, s)
 	if err != nil {
 		// The adapter's own error already carries its class hint; use its
 		// bare message so the hint is not repeated.
 		var we *warehouse.Error
 		msg := err.Error()
+		class := warehouse.Classify(err)
 		if errors.As(err, &we) && we.Message != "" {
 			msg = we.Message
 		}
-		if t.Password != "" {
-			msg = strings.ReplaceAll(msg, t.Password, "***")
-		}
-		if t.File != "" {
+		msg = redactSecrets(msg, t)
+		if t.File != "" && !strings.HasPrefix(msg, t.Where()) {
 			msg = t.Where() + ": " + msg
 		}
-		return nil, &warehouse.Error{Class: warehouse.Classify(err), Message: msg, Err: err}
+		return nil, &warehouse.Error{Class: class, Message: msg, Err: err}
 	}
 	return conn, nil
+}
+
+// redactSecrets removes every secret-looking value of the target from msg.
+func redactSecrets(msg string, t profiles.Target) string {
+	secrets := []string{t.Password}
+	for k, v := range t.Extra {
+		if s, ok := v.(string); ok && profiles.IsSecretKey(k) {
+			secrets = append(secrets, s)
+		}
+	}
+	for _, s := range secrets {
+		if len(s) >= 3 {
+			msg = strings.ReplaceAll(msg, s, "***")
+		}
+	}
+	return msg
+}
+
+func duckdbConnector(opts OpenOptions) connector {
+	return func(ctx context.Context, t profiles.Target, s warehouse.Settings) (warehouse.Conn, error) {
+		path := t.Path
+		if opts.DuckDBPath != "" {
+			path = opts.DuckDBPath
+		}
+		return duckdb.Open(ctx, duckdb.Options{Path: path, ReadOnly: s.ReadOnly, AllowExternalAccess: opts.AllowExternalAccess, Catalog: t.Database})
+	}
+}
+
+// postgresConnector opens Postgres, or a warehouse speaking its protocol.
+func postgresConnector(dialectName string) connector {
+	return func(ctx context.Context, t profiles.Target, s warehouse.Settings) (warehouse.Conn, error) {
+		port := t.Port
+		if port == 0 {
+			port = 5432
+		}
+		return postgres.Open(ctx, postgres.Options{
+			Host: t.Host, Port: port, User: t.User, Password: t.Password, Database: t.Database,
+			SearchPath: t.Schema, ReadOnly: s.ReadOnly, StatementTimeout: s.QueryTimeout,
+			MaxConns: t.Threads, SSLMode: sslMode(t), Dialect: dialectName,
+		})
+	}
 }
 
 func sslMode(t profiles.Target) string {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -84,11 +85,33 @@ func TestOpenPostgresFromProfile(t *testing.T) {
 	}
 }
 
+// Spark (thrift/http/odbc) has a record, so its SQL is golden-tested, but
+// no driver: the error says so and lists what is wired.
 func TestNoDriverWired(t *testing.T) {
-	for _, typ := range []string{"snowflake", "bigquery", "trino", "databricks", "redshift", "spark"} {
-		_, err := Open(context.Background(), profiles.Target{Type: typ, Password: "pw-secret", File: "profiles.yml", Profile: "p", Name: "prod"}, OpenOptions{})
-		if err == nil || !strings.Contains(err.Error(), "no driver wired for "+typ+" in this build") || !strings.Contains(err.Error(), `target "prod"`) || strings.Contains(err.Error(), "pw-secret") {
+	_, err := Open(context.Background(), profiles.Target{Type: "spark", Password: "pw-secret", File: "profiles.yml", Profile: "p", Name: "prod"}, OpenOptions{})
+	if err == nil || !strings.Contains(err.Error(), "no driver wired for spark in this build") || !strings.Contains(err.Error(), "bigquery, databricks, duckdb, postgres, redshift, snowflake, trino") ||
+		!strings.Contains(err.Error(), `target "prod"`) || strings.Contains(err.Error(), "pw-secret") {
+		t.Errorf("spark: %v", err)
+	}
+}
+
+// Every record with an adapter resolves its aliases to it.
+func TestAliasesReachAdapters(t *testing.T) {
+	for _, typ := range []string{"postgresql", "starburst"} {
+		_, err := Open(context.Background(), profiles.Target{Type: typ, Host: "127.0.0.1", Port: 1, File: "profiles.yml", Profile: "p", Name: "x"}, OpenOptions{})
+		if err == nil || strings.Contains(err.Error(), "no driver") {
 			t.Errorf("%s: %v", typ, err)
 		}
+	}
+}
+
+// The protocol fakes are test fixtures: the binary never links them.
+func TestFakesNotInBinary(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", "github.com/ripple-data/ripple/cmd/ripple").Output()
+	if err != nil {
+		t.Skipf("go list: %v", err)
+	}
+	if strings.Contains(string(out), "warehousetest") {
+		t.Error("cmd/ripple links internal/warehouse/warehousetest (a test fixture)")
 	}
 }

@@ -42,6 +42,10 @@ type Options struct {
 	MaxConns int
 	// ConnectTimeout bounds dialing (default 10s).
 	ConnectTimeout time.Duration
+	// Dialect is the warehouse record the connection speaks: "postgres"
+	// (default) or a wire-compatible warehouse such as "redshift". It names
+	// Dialect() and classifies SQLSTATE codes through that record.
+	Dialect string
 }
 
 // Conn is a small pool of pgx connections implementing warehouse.Conn.
@@ -95,11 +99,16 @@ func Open(ctx context.Context, opts Options) (*Conn, error) {
 	if opts.MaxConns <= 0 {
 		opts.MaxConns = 4
 	}
+	if opts.Dialect == "" {
+		opts.Dialect = "postgres"
+	}
 	if cfg.RuntimeParams == nil {
 		cfg.RuntimeParams = map[string]string{}
 	}
 	cfg.RuntimeParams["application_name"] = "ripple"
-	if opts.ReadOnly {
+	// Redshift has no default_transaction_read_only setting (it refuses
+	// unknown startup parameters); BEGIN READ ONLY still holds there.
+	if opts.ReadOnly && opts.Dialect == "postgres" {
 		cfg.RuntimeParams["default_transaction_read_only"] = "on"
 	}
 	if opts.StatementTimeout > 0 {
@@ -177,9 +186,14 @@ func (c *Conn) acquire(ctx context.Context) (*pgx.Conn, error) {
 	if err != nil {
 		<-c.sem
 		host := c.cfg.Host
-		msg := fmt.Sprintf("postgres: connecting to %s:%d as %s, database %s: %s; check the host, port, credentials and that the server is running",
-			host, c.cfg.Port, c.cfg.User, c.cfg.Database, redact(err.Error(), c.password))
-		return nil, &warehouse.Error{Class: warehouse.ClassifyMessage(msg), Message: msg, Err: errors.New(redact(err.Error(), c.password))}
+		msg := fmt.Sprintf("%s: connecting to %s:%d as %s, database %s: %s; check the host, port, credentials and that the server is running",
+			c.opts.Dialect, host, c.cfg.Port, c.cfg.User, c.cfg.Database, redact(err.Error(), c.password))
+		var pgErr *pgconn.PgError
+		code := ""
+		if errors.As(err, &pgErr) {
+			code = pgErr.Code
+		}
+		return nil, warehouse.VendorError(c.opts.Dialect, code, msg, "", errors.New(redact(err.Error(), c.password)))
 	}
 	return pc, nil
 }
@@ -214,7 +228,7 @@ func (c *Conn) Close() error {
 }
 
 // Dialect implements warehouse.Conn.
-func (c *Conn) Dialect() string { return "postgres" }
+func (c *Conn) Dialect() string { return c.opts.Dialect }
 
 func (c *Conn) wrapErr(ctx context.Context, err error, query string) error {
 	var we *warehouse.Error
@@ -229,7 +243,11 @@ func (c *Conn) wrapErr(ctx context.Context, err error, query string) error {
 	case errors.As(err, &pgErr) && pgErr.Code == "57014":
 		return &warehouse.Error{Class: warehouse.ClassCanceled, Message: msg + " (statement_timeout is " + c.cfg.RuntimeParams["statement_timeout"] + " ms)", SQL: query, Err: err}
 	}
-	return &warehouse.Error{Class: warehouse.Classify(err), Message: msg, SQL: query, Err: err}
+	code := ""
+	if pgErr != nil {
+		code = pgErr.Code
+	}
+	return warehouse.VendorError(c.opts.Dialect, code, msg, query, err)
 }
 
 type querier interface {

@@ -1,0 +1,3 @@
+package bigquery_test
+
+import _ "github.com/ripple-data/ripple/internal/golden"

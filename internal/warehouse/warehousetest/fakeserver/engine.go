@@ -1,0 +1,256 @@
+// Package fakeserver holds in-repo protocol fakes of the warehouses that
+// cannot run here (Snowflake, BigQuery, Databricks, Trino): httptest
+// servers speaking each service's wire protocol, answering from a DuckDB
+// database, so the adapters' real drivers are exercised end to end. It is
+// a test fixture: only _test.go files import it (a test in
+// internal/warehouse/open checks the binary never links it).
+package fakeserver
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	duckdbdrv "github.com/duckdb/duckdb-go/v2"
+)
+
+// Engine runs the statements a fake receives on a DuckDB file opened
+// read-only (as a read-only role would see its warehouse), tracks running
+// queries by id so a cancel request can kill them, and counts the kills.
+type Engine struct {
+	path string
+	db   *sql.DB
+
+	mu      sync.Mutex
+	running map[string]context.CancelFunc
+	killed  atomic.Int64
+	seen    []string
+}
+
+// NewEngine creates an empty database whose catalog is named catalog (the
+// fake's project, catalog or database); Setup writes to it, then the fake
+// serves it read-only.
+func NewEngine(t testing.TB, catalog string) *Engine {
+	e := &Engine{path: filepath.Join(t.TempDir(), catalog+".duckdb"), running: map[string]context.CancelFunc{}}
+	if err := e.Setup(context.Background()); err != nil {
+		t.Fatalf("fake engine: %v", err)
+	}
+	t.Cleanup(func() { e.Close() })
+	return e
+}
+
+// qualifiedInfoSchema matches a catalog (and dataset) prefix in front of
+// information_schema, which DuckDB only knows unqualified.
+var qualifiedInfoSchema = regexp.MustCompile(`(?i)(?:(?:"[^"]*"|\w+)\.){1,2}(information_schema\.)`)
+
+// Setup runs statements with write access (before Serve).
+func (e *Engine) Setup(ctx context.Context, stmts ...string) error {
+	db, err := sql.Open("duckdb", e.path)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	for _, s := range stmts {
+		if _, err := db.ExecContext(ctx, s); err != nil {
+			return fmt.Errorf("%s: %w", s, err)
+		}
+	}
+	return nil
+}
+
+// open reopens the database read-only, once.
+func (e *Engine) open() (*sql.DB, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.db != nil {
+		return e.db, nil
+	}
+	db, err := sql.Open("duckdb", e.path+"?access_mode=READ_ONLY")
+	if err != nil {
+		return nil, err
+	}
+	e.db = db
+	return db, nil
+}
+
+// Close releases the database.
+func (e *Engine) Close() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.db == nil {
+		return nil
+	}
+	return e.db.Close()
+}
+
+// Column is a result column with DuckDB's type name.
+type Column struct{ Name, Type string }
+
+// Result is a whole result set.
+type Result struct {
+	Columns []Column
+	Rows    [][]any
+}
+
+// Query runs one statement under id (for Kill), in full.
+func (e *Engine) Query(ctx context.Context, id, query string) (*Result, error) {
+	db, err := e.open()
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	e.mu.Lock()
+	e.running[id] = cancel
+	e.seen = append(e.seen, query)
+	e.mu.Unlock()
+	defer func() {
+		e.mu.Lock()
+		delete(e.running, id)
+		e.mu.Unlock()
+	}()
+	rows, err := db.QueryContext(ctx, qualifiedInfoSchema.ReplaceAllString(query, "$1"))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	types, err := rows.ColumnTypes()
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{Columns: make([]Column, len(types))}
+	for i, ct := range types {
+		res.Columns[i] = Column{Name: ct.Name(), Type: ct.DatabaseTypeName()}
+	}
+	for rows.Next() {
+		vals := make([]any, len(types))
+		ptrs := make([]any, len(types))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			return nil, err
+		}
+		res.Rows = append(res.Rows, vals)
+	}
+	return res, rows.Err()
+}
+
+// Kill cancels a running query, as the service's cancel endpoint does; it
+// reports whether a query with that id was running.
+func (e *Engine) Kill(id string) bool {
+	e.mu.Lock()
+	cancel, ok := e.running[id]
+	e.mu.Unlock()
+	if ok {
+		cancel()
+		e.killed.Add(1)
+	}
+	return ok
+}
+
+// Killed counts queries stopped by a cancel request.
+func (e *Engine) Killed() int { return int(e.killed.Load()) }
+
+// Running counts queries still executing.
+func (e *Engine) Running() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return len(e.running)
+}
+
+// Seen returns the statements received so far.
+func (e *Engine) Seen() []string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return append([]string(nil), e.seen...)
+}
+
+// Kind is the vendor-neutral cause of a DuckDB error, which each fake maps
+// to its service's own error code.
+type Kind int
+
+// The causes.
+const (
+	Other Kind = iota
+	NotFound
+	Syntax
+	ReadOnly
+	Canceled
+)
+
+// KindOf reads the cause of an engine error.
+func KindOf(err error) Kind {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return Canceled
+	}
+	var de *duckdbdrv.Error
+	if !errors.As(err, &de) {
+		return Other
+	}
+	msg := strings.ToLower(de.Msg)
+	switch {
+	case strings.Contains(msg, "read-only"):
+		return ReadOnly
+	case de.Type == duckdbdrv.ErrorTypeInterrupt:
+		return Canceled
+	case de.Type == duckdbdrv.ErrorTypeCatalog && (strings.Contains(msg, "table with name") || strings.Contains(msg, "schema with name")):
+		return NotFound
+	case de.Type == duckdbdrv.ErrorTypeParser, de.Type == duckdbdrv.ErrorTypeBinder, de.Type == duckdbdrv.ErrorTypeCatalog:
+		return Syntax
+	}
+	return Other
+}
+
+// Backticks rewrites `quoted` identifiers (BigQuery, Databricks) as DuckDB's
+// "quoted" ones, leaving string literals alone; a doubled or escaped
+// backtick inside stays a backtick.
+func Backticks(sql string) string {
+	var b strings.Builder
+	inStr, inTick := false, false
+	for i := 0; i < len(sql); i++ {
+		c := sql[i]
+		switch {
+		case inStr:
+			b.WriteByte(c)
+			if c == '\\' && i+1 < len(sql) {
+				i++
+				b.WriteByte(sql[i])
+			} else if c == '\'' {
+				inStr = false
+			}
+		case inTick:
+			switch {
+			case c == '`' && i+1 < len(sql) && sql[i+1] == '`':
+				b.WriteByte('`')
+				i++
+			case c == '\\' && i+1 < len(sql):
+				i++
+				b.WriteByte(sql[i])
+			case c == '`':
+				b.WriteByte('"')
+				inTick = false
+			case c == '"':
+				b.WriteString(`""`)
+			default:
+				b.WriteByte(c)
+			}
+		case c == '\'':
+			inStr = true
+			b.WriteByte(c)
+		case c == '`':
+			inTick = true
+			b.WriteByte('"')
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
