@@ -47,12 +47,11 @@ export function Graph(p: GraphProps) {
     return () => ro.disconnect();
   }, []);
 
-  // A new graph gets a fitted view: all of it when it is readable, else
-  // the first changed node at a readable scale.
+  // A new graph gets a fitted view (null: recomputed as the box resizes)
+  // until the user pans, zooms or jumps.
   useEffect(() => {
-    setView(initialView(p.data, lay, size));
+    setView(null);
     setActive(-1);
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [lay]);
 
   useEffect(() => {

@@ -110,6 +110,11 @@ function ColumnItem({ c, cll }: { c: CllColumn; cll: Cll }) {
   );
 }
 
+/** A column of an added or removed model shares its status; otherwise only its own change colours it. */
+function columnStatus(nodeStatus?: string) {
+  return nodeStatus === 'added' || nodeStatus === 'removed' ? nodeStatus : 'unchanged';
+}
+
 function openColumn(cll: Cll, id: string) {
   const c = cll.columns[id];
   if (c) go('cll', c.node, c.name);
@@ -151,7 +156,7 @@ function split(cll: Cll, node: string, column: string) {
       key: c.id,
       label: `${cll.nodes[c.node]?.name ?? shortName(c.node)}.${c.name}`,
       sublabel: c.transformation,
-      status: c.changeStatus ?? cll.nodes[c.node]?.changeStatus ?? 'unchanged',
+      status: c.changeStatus ?? columnStatus(cll.nodes[c.node]?.changeStatus),
     })),
     edges: [],
   };
