@@ -37,7 +37,7 @@ export function Graph(p: GraphProps) {
   const [size, setSize] = useState({ w: 800, h: 600 });
   const [view, setView] = useState<View | null>(null);
   const [active, setActive] = useState<number>(-1);
-  const wantFocus = useRef(false);
+  const wantFocus = useRef(-1);
 
   useLayoutEffect(() => {
     const el = box.current!;
@@ -59,16 +59,22 @@ export function Graph(p: GraphProps) {
     const i = p.data.nodes.findIndex((n) => n.key === p.focus!.key);
     if (i >= 0) {
       setActive(i);
-      wantFocus.current = true;
+      wantFocus.current = i;
       setView((v) => centreOn(lay, i, size, Math.max(v?.k ?? 1, 0.8)));
     }
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [p.focus?.seq]);
 
   useEffect(() => {
-    if (wantFocus.current && active >= 0) {
-      wantFocus.current = false;
-      box.current?.querySelector<SVGGElement>(`g[data-i="${active}"]`)?.focus();
+    // The node to focus is kept apart from `active`: a render that was
+    // already queued (e.g. by onFocus) must not consume the request.
+    const i = wantFocus.current;
+    if (i >= 0) {
+      const el = box.current?.querySelector<SVGGElement>(`g[data-i="${i}"]`);
+      if (el) {
+        wantFocus.current = -1;
+        el.focus();
+      }
     }
   });
 
@@ -126,7 +132,7 @@ export function Graph(p: GraphProps) {
   const move = (i: number) => {
     if (i < 0) return;
     setActive(i);
-    wantFocus.current = true;
+    wantFocus.current = i;
     const sx = lay.x[i] * v.k + v.tx;
     const sy = lay.y[i] * v.k + v.ty;
     if (sx < w * v.k || sx > size.w - w * v.k || sy < h * v.k || sy > size.h - h * v.k) setView(centreOn(lay, i, size, v.k));
@@ -206,7 +212,8 @@ export function Graph(p: GraphProps) {
                 data-status={n.status}
                 class={cls.join(' ')}
                 role="button"
-                tabIndex={i === tabStop ? 0 : -1}
+                // SVG attributes are case-sensitive: tabindex, not tabIndex.
+                tabindex={i === tabStop ? 0 : -1}
                 aria-label={`${n.label}, ${n.status}${n.badges?.length ? ', ' + n.badges.map((b) => b.text).join(', ') : ''}`}
                 aria-pressed={n.key === p.selected}
                 transform={`translate(${lay.x[i] - w / 2},${lay.y[i] - h / 2})`}

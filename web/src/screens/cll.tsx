@@ -98,13 +98,14 @@ function ColumnList({ title, items, cll, testid }: { title: string; items: CllCo
 
 function ColumnItem({ c, cll }: { c: CllColumn; cll: Cll }) {
   const n = cll.nodes[c.node];
+  const status = c.changeStatus ?? columnStatus(n?.changeStatus);
   return (
     <span class="col-item" data-column={`${n?.name ?? shortName(c.node)}.${c.name}`}>
       <a href={href('cll', c.node, c.name)}>
         {n?.name ?? shortName(c.node)}.{c.name}
       </a>{' '}
       <span class={`tag transform-${c.transformation}`}>{c.transformation}</span>
-      {c.changeStatus ? <span class={`pill status-${c.changeStatus}`}>{c.changeStatus}</span> : null}
+      {status !== 'unchanged' ? <span class={`pill status-${status}`}>{status}</span> : null}
       {n?.opaque ? <span class="tag warn" title={n.opaqueReason}>opaque</span> : null}
     </span>
   );
@@ -136,16 +137,18 @@ function split(cll: Cll, node: string, column: string) {
       (children.get(p) ?? children.set(p, []).get(p)!).push(c.id);
     }
   }
+  // Breadth first, so the list reads nearest first.
   const walk = (start: string | undefined, next: Map<string, string[]>) => {
-    const seen = new Set<string>();
-    const stack = start ? [...(next.get(start) ?? [])] : [];
-    while (stack.length) {
-      const id = stack.pop()!;
-      if (seen.has(id) || id === start) continue;
-      seen.add(id);
-      stack.push(...(next.get(id) ?? []));
+    const depth = new Map<string, number>();
+    const queue = start ? [start] : [];
+    for (let h = 0; h < queue.length; h++) {
+      for (const id of next.get(queue[h]) ?? []) {
+        if (id === start || depth.has(id)) continue;
+        depth.set(id, (depth.get(queue[h]) ?? 0) + 1);
+        queue.push(id);
+      }
     }
-    return [...seen].map((id) => cll.columns[id]).sort((a, b) => (a.node + a.name).localeCompare(b.node + b.name));
+    return [...depth.keys()].map((id) => cll.columns[id]);
   };
   const upstream = walk(focusId, parents);
   const downstream = walk(focusId, children);
