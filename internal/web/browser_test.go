@@ -138,9 +138,13 @@ func (b *browser) screenshot(name string) {
 }
 
 // visible waits for a CSS selector to match a visible element.
-func visible(css string) chromedp.Action[chromedp.Void] { return chromedp.WaitVisible(chromedp.CSS(css)) }
+func visible(css string) chromedp.Action[chromedp.Void] {
+	return chromedp.WaitVisible(chromedp.CSS(css))
+}
 
-func click(css string) chromedp.Action[chromedp.Void] { return chromedp.Click(chromedp.CSS(css), chromedp.NodeVisible) }
+func click(css string) chromedp.Action[chromedp.Void] {
+	return chromedp.Click(chromedp.CSS(css), chromedp.NodeVisible)
+}
 
 // clickText clicks the first button whose text contains s.
 func clickText(s string) chromedp.Action[chromedp.Void] {
