@@ -36,7 +36,7 @@ func newDemoCmd(g *Globals, ios IOStreams, reg *ops.Registry) *cobra.Command {
 		RunE: func(c *cobra.Command, _ []string) error { return runDemo(c.Context(), g, ios, reg, o) },
 	}
 	cmd.Flags().StringVar(&o.Dir, "dir", "ripple-demo", "directory to write the demo project into")
-	cmd.Flags().BoolVar(&o.Serve, "serve", false, "then open the review UI on it (as `ripple serve`: --host, --port, --read-only)")
+	cmd.Flags().BoolVar(&o.Serve, "serve", false, "then serve the review UI on it (like ripple serve: --host, --port, --read-only)")
 	o.serve.bind(cmd)
 	return cmd
 }

@@ -38,8 +38,8 @@ func (o *serveOptions) bind(cmd *cobra.Command) {
 	f.IntVar(&o.Port, "port", 8000, "port to listen on (0 picks a free one)")
 	f.BoolVar(&o.ReadOnly, "read-only", false, "refuse and hide check writes (create, run, approve, reorder, delete)")
 	f.StringVar(&o.Config, "config", checks.DefaultConfigFile, "preset checks file, relative to the project dir (applied at start when it exists)")
-	f.DurationVar(&o.MaxAge, "max-age", 7*24*time.Hour, "base artifacts older than this are shown as stale (as `ripple check-base`)")
-	f.StringVar(&o.BaseBranch, "base-branch", "main", "git branch the base artifacts are built from (staleness, as `ripple check-base`)")
+	f.DurationVar(&o.MaxAge, "max-age", 7*24*time.Hour, "base artifacts older than this are shown as stale (as ripple check-base)")
+	f.StringVar(&o.BaseBranch, "base-branch", "main", "git branch the base artifacts are built from (staleness, as ripple check-base)")
 }
 
 func newServeCmd(g *Globals, ios IOStreams, reg *ops.Registry) *cobra.Command {

@@ -81,7 +81,11 @@ func (s *Server) handleLineage(w http.ResponseWriter, r *http.Request) {
 		s.writeOpError(w, op.Name, err)
 		return
 	}
-	out, err := ops.LineageDiffUncapped(r.Context(), s.o.Session, in.(*lineage.DiffInput))
+	// Memoized per loaded project, as lineage_diff is (ops.Spec.Memoize).
+	key, _ := json.Marshal(in)
+	out, err := s.o.Session.Cached(r.Context(), "web:lineage:"+string(key), func(*dbt.Project) (any, error) {
+		return ops.LineageDiffUncapped(r.Context(), s.o.Session, in.(*lineage.DiffInput))
+	})
 	if err != nil {
 		s.writeOpError(w, op.Name, err)
 		return

@@ -162,8 +162,14 @@ func TestInfoNoticesChangedArtifacts(t *testing.T) {
 	g := demoGlobals(t, false)
 	g.ProjectDir = dir
 	ts := startServer(t, g, web.Options{BaseStatus: func(context.Context) web.BaseStatus { return web.BaseStatus{Status: "stale", Reason: "test"} }})
-	_, a := ts.do(t, "GET", "/api/info", "", nil, nil)
-	if a["project_name"] != "jaffle_shop" || a["adapter_type"] != "duckdb" || a["single_env"] != false || a["base_status"].(map[string]any)["status"] != "stale" {
+	// The base status is evaluated in the background; the next poll has it.
+	var a map[string]any
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if _, a = ts.do(t, "GET", "/api/info", "", nil, nil); a["base_status"] != nil {
+			break
+		}
+	}
+	if a["project_name"] != "jaffle_shop" || a["adapter_type"] != "duckdb" || a["single_env"] != false || a["base_status"] == nil || a["base_status"].(map[string]any)["status"] != "stale" {
 		t.Fatalf("/api/info = %v", a)
 	}
 	manifest := filepath.Join(dir, d.Paths.TargetPath, dbt.ManifestFile)

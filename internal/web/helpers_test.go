@@ -28,8 +28,10 @@ var (
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if tmpRoot != "" {
-		os.RemoveAll(tmpRoot)
+	for _, dir := range []string{tmpRoot, synthDir} {
+		if dir != "" {
+			os.RemoveAll(dir)
+		}
 	}
 	os.Exit(code)
 }

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"net/http"
 	"time"
 
@@ -86,7 +87,7 @@ func (s *Server) handleInfo(w http.ResponseWriter, r *http.Request) {
 	} else {
 		info.Base = artifactInfo(p.Base)
 	}
-	info.BaseStatus = s.baseStatus(r, info.ArtifactsVersion)
+	info.BaseStatus = s.baseStatus(info.ArtifactsVersion)
 	writeJSON(w, http.StatusOK, info)
 }
 
@@ -106,20 +107,30 @@ func (s *Server) generation(p *dbt.Project) int {
 	return s.gen
 }
 
-func (s *Server) baseStatus(r *http.Request, gen int) *BaseStatus {
+// baseStatus returns the last known staleness of the base build and, when
+// it is older than the artifacts or baseStatusTTL, refreshes it in the
+// background: the rule loads the base manifest and may run git, which the
+// top bar's poll must not wait for.
+func (s *Server) baseStatus(gen int) *BaseStatus {
 	if s.o.BaseStatus == nil {
 		return nil
 	}
 	s.mu.Lock()
-	if s.baseStat != nil && s.baseGen == gen && time.Since(s.baseAt) < baseStatusTTL {
-		st := *s.baseStat
-		s.mu.Unlock()
-		return &st
+	defer s.mu.Unlock()
+	if (s.baseStat == nil || s.baseGen != gen || time.Since(s.baseAt) > baseStatusTTL) && !s.baseBusy {
+		s.baseBusy = true
+		go func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			st := s.o.BaseStatus(ctx)
+			s.mu.Lock()
+			s.baseStat, s.baseGen, s.baseAt, s.baseBusy = &st, gen, time.Now(), false
+			s.mu.Unlock()
+		}()
 	}
-	s.mu.Unlock()
-	st := s.o.BaseStatus(r.Context())
-	s.mu.Lock()
-	s.baseStat, s.baseGen, s.baseAt = &st, gen, time.Now()
-	s.mu.Unlock()
+	if s.baseStat == nil {
+		return nil
+	}
+	st := *s.baseStat
 	return &st
 }

@@ -55,6 +55,7 @@ type Server struct {
 	baseAt   time.Time
 	baseGen  int
 	baseStat *BaseStatus
+	baseBusy bool
 }
 
 // maxBody bounds request bodies (operation arguments are small JSON objects).
@@ -84,7 +85,21 @@ func New(o Options) (*Server, error) {
 		writeError(w, http.StatusNotFound, "not_found", "no API endpoint "+r.Method+" "+r.URL.Path+" (operations are POST /api/ops/<name>)")
 	})
 	s.mux.HandleFunc("/", s.handleAsset)
+	go s.warm()
 	return s, nil
+}
+
+// warm loads the artifacts, compares them and evaluates the base status
+// while the user opens the browser, so the first page does not wait for it.
+func (s *Server) warm() {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	p, err := s.o.Session.Project(ctx)
+	if err != nil {
+		return // /api/info reports the load error
+	}
+	s.baseStatus(s.generation(p))
+	_, _ = s.o.Session.Comparison(ctx)
 }
 
 // ServeHTTP applies the edge rules, then routes.

@@ -155,8 +155,23 @@ export interface LineageFilter {
   viewMode: 'changed_models' | 'all';
 }
 
+let prefetched: Promise<LineageGraph> | null = null;
+
+/** Starts the home screen's request while the app is still starting up. */
+export function prefetchLineage() {
+  prefetched = fetchLineage({ viewMode: 'changed_models' });
+  prefetched.catch(() => {}); // the screen's own call reports errors
+}
+
 /** lineage_diff, uncapped (the UI culls what it draws). */
-export async function lineageDiff(f: LineageFilter): Promise<LineageGraph> {
+export function lineageDiff(f: LineageFilter): Promise<LineageGraph> {
+  const p = prefetched;
+  prefetched = null;
+  if (p && f.viewMode === 'changed_models' && !f.select && !f.exclude && !f.packages?.length) return p;
+  return fetchLineage(f);
+}
+
+async function fetchLineage(f: LineageFilter): Promise<LineageGraph> {
   const args: Json = { view_mode: f.viewMode };
   if (f.select) args.select = f.select;
   if (f.exclude) args.exclude = f.exclude;

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { type Info, info as fetchInfo } from './api';
-import { InfoContext } from './context';
+import { InfoContext, ReloadContext } from './context';
 import { ChecksScreen } from './screens/checks';
 import { CllScreen } from './screens/cll';
 import { ImpactScreen } from './screens/impact';
@@ -13,11 +13,11 @@ const POLL_MS = 3000;
 
 export function App() {
   const route = useRoute();
+  // info is what the screens show; latest is the server's newest answer.
   const [info, setInfo] = useState<Info | null>(null);
-  const [error, setError] = useState<Error | null>(null);
-  // The artifacts version the screens show; a newer one on the server prompts a reload.
-  const [shown, setShown] = useState<number | null>(null);
   const [latest, setLatest] = useState<Info | null>(null);
+  const [reloadKey, setReloadKey] = useState(0);
+  const [error, setError] = useState<Error | null>(null);
 
   useEffect(() => {
     let live = true;
@@ -28,7 +28,6 @@ export function App() {
         setError(null);
         setLatest(i);
         setInfo((cur) => cur ?? i);
-        setShown((s) => s ?? i.artifactsVersion);
       } catch (e) {
         if (live) setError(e as Error);
       }
@@ -41,29 +40,44 @@ export function App() {
     };
   }, []);
 
-  const stale = latest && shown !== null && latest.artifactsVersion !== shown;
+  const stale = info && latest && latest.artifactsVersion !== info.artifactsVersion;
   const reload = () => {
     setInfo(latest);
-    setShown(latest!.artifactsVersion);
+    setReloadKey((k) => k + 1);
   };
 
+  // Screens render at once (the home screen's data was requested before
+  // the app started); what depends on the server's info follows it.
   return (
     <InfoContext.Provider value={info}>
-      <TopBar info={latest ?? info} screen={route.screen} />
-      {error ? <div class="banner error" role="alert">Cannot reach the Ripple server: {error.message}</div> : null}
-      {stale ? (
-        <div class="banner info" role="alert" data-testid="reload-prompt">
-          The dbt artifacts changed on disk. <button type="button" onClick={reload}>Reload the review</button>
-        </div>
-      ) : null}
-      {info?.loadError ? <div class="banner error">{info.loadError}</div> : null}
-      {info?.singleEnv ? <div class="banner warn" data-testid="single-env">{info.singleEnvWarning}</div> : null}
-      {info?.baseStatus?.status === 'stale' ? (
-        <div class="banner warn" data-testid="stale-base">
-          Base artifacts are stale: {info.baseStatus.reason}
-        </div>
-      ) : null}
-      {info ? <Screen screen={route.screen} args={route.args} /> : <p class="muted loading">Connecting…</p>}
+      <ReloadContext.Provider value={reloadKey}>
+        <TopBar info={latest ?? info} screen={route.screen} />
+        {error ? (
+          <div class="banner error" role="alert">
+            Cannot reach the Ripple server: {error.message}
+          </div>
+        ) : null}
+        {stale ? (
+          <div class="banner info" role="alert" data-testid="reload-prompt">
+            The dbt artifacts changed on disk.{' '}
+            <button type="button" onClick={reload}>
+              Reload the review
+            </button>
+          </div>
+        ) : null}
+        {info?.loadError ? <div class="banner error">{info.loadError}</div> : null}
+        {info?.singleEnv ? (
+          <div class="banner warn" data-testid="single-env">
+            {info.singleEnvWarning}
+          </div>
+        ) : null}
+        {info?.baseStatus?.status === 'stale' ? (
+          <div class="banner warn" data-testid="stale-base">
+            Base artifacts are stale: {info.baseStatus.reason}
+          </div>
+        ) : null}
+        <Screen screen={route.screen} args={route.args} />
+      </ReloadContext.Provider>
     </InfoContext.Provider>
   );
 }

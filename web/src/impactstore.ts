@@ -2,7 +2,7 @@
 // triage screen share one result per artifacts version.
 import { useEffect, useState } from 'preact/hooks';
 import { type Impact, impactAnalysis } from './api';
-import { useInfo } from './context';
+import { useReloadKey } from './context';
 
 let cached: { version: number; promise: Promise<Impact> } | null = null;
 
@@ -12,7 +12,7 @@ function load(version: number, force: boolean): Promise<Impact> {
 }
 
 export function useImpact(enabled: boolean) {
-  const version = useInfo()?.artifactsVersion ?? 0;
+  const version = useReloadKey();
   const [state, setState] = useState<{ data?: Impact; error?: Error; loading: boolean }>({ loading: enabled });
   const [force, setForce] = useState(0);
   useEffect(() => {

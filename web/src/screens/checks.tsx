@@ -4,12 +4,11 @@ import { useState } from 'preact/hooks';
 import { approveCheck, type Check, type CheckRun, createCheck, deleteCheck, listChecks, reorderCheck, runCheck, summaryMarkdown } from '../api';
 import { DiffView } from '../components/diffview';
 import { Markdown } from '../components/markdown';
-import { useCan, useInfo } from '../context';
+import { useCan, useReloadKey } from '../context';
 import { fmtTime, useAsync } from '../util';
 
 export function ChecksScreen() {
-  const info = useInfo();
-  const list = useAsync(() => listChecks(), [info?.artifactsVersion]);
+  const list = useAsync(() => listChecks(), [useReloadKey()]);
   const canWrite = useCan('approve_check');
   const checks = list.data?.checks ?? [];
   return (

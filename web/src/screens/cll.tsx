@@ -4,12 +4,12 @@
 import { useMemo } from 'preact/hooks';
 import { type Cll, type CllColumn, columnImpact, getCll, getNode } from '../api';
 import { Graph } from '../components/graph';
-import { useInfo } from '../context';
+import { useReloadKey } from '../context';
 import type { GNode, GraphData } from '../graphdata';
 import { go, href, shortName, useAsync } from '../util';
 
 export function CllScreen({ node, column }: { node: string; column: string }) {
-  const v = useInfo()?.artifactsVersion;
+  const v = useReloadKey();
   const cll = useAsync(() => getCll(node, column), [node, column, v]);
   const impact = useAsync(() => columnImpact(node, [column]), [node, column, v]);
   const detail = useAsync(() => getNode(node), [node, v]);

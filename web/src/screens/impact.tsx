@@ -14,7 +14,7 @@ export function ImpactScreen() {
   return (
     <div class="impact-screen">
       <h1>Impact triage</h1>
-      {!info?.warehouse ? <p class="warn">No warehouse is configured: row counts and value diffs cannot run, so verdicts stay potential.</p> : null}
+      {info && !info.warehouse ? <p class="warn">No warehouse is configured: row counts and value diffs cannot run, so verdicts stay potential.</p> : null}
       <p>
         <button type="button" onClick={impact.rerun} disabled={impact.loading}>
           {impact.loading ? 'Analysing…' : 'Re-run impact analysis'}

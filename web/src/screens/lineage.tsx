@@ -3,7 +3,7 @@
 import { useMemo, useState } from 'preact/hooks';
 import { type Impact, type LineageFilter, type LineageGraph, lineageDiff, schemaDiff, type SchemaDiff } from '../api';
 import { Graph } from '../components/graph';
-import { useInfo } from '../context';
+import { useInfo, useReloadKey } from '../context';
 import { type Badge, collapseChains, type GNode, type GraphData } from '../graphdata';
 import { useImpact } from '../impactstore';
 import { fmtDeltaPct, go, href, useAsync } from '../util';
@@ -15,17 +15,18 @@ export function LineageScreen({ model }: { model?: string }) {
   const info = useInfo();
   const [filter, setFilter] = useState<LineageFilter>({ viewMode: 'changed_models' });
   const [draft, setDraft] = useState({ select: '', exclude: '', packages: '' });
-  const graph = useAsync(() => lineageDiff(filter), [filter, info?.artifactsVersion]);
-  const schema = useAsync(() => schemaDiff(), [info?.artifactsVersion]);
+  const reload = useReloadKey();
+  const graph = useAsync(() => lineageDiff(filter), [filter, reload]);
+  const schema = useAsync(() => schemaDiff(), [reload]);
   const impact = useImpact(!!info?.warehouse);
   const [expanded, setExpanded] = useState<Set<string>>(new Set());
   const [query, setQuery] = useState('');
   const [focus, setFocus] = useState<{ key: string; seq: number }>();
 
-  const data = useMemo(
-    () => (graph.data ? toGraphData(graph.data, schema.data, impact.data, expanded) : null),
-    [graph.data, schema.data, impact.data, expanded],
-  );
+  // The structure (and so the layout) depends only on the lineage and the
+  // expanded chains; badges arriving later keep its edges, so no relayout.
+  const structure = useMemo(() => (graph.data ? toGraphData(graph.data, expanded) : null), [graph.data, expanded]);
+  const data = useMemo(() => (structure ? withBadges(structure, schema.data, impact.data) : null), [structure, schema.data, impact.data]);
   const matches = useMemo(() => {
     const q = query.trim().toLowerCase();
     if (!q || !graph.data) return [];
@@ -158,23 +159,36 @@ function Legend() {
   );
 }
 
-/** The lineage as drawable nodes: status colours, badges, collapsed chains. */
-export function toGraphData(g: LineageGraph, schema: SchemaDiff | undefined, impact: Impact | undefined, expanded: Set<string>): GraphData {
+/** The lineage as drawable nodes: status colours and collapsed chains. */
+export function toGraphData(g: LineageGraph, expanded: Set<string>): GraphData {
+  const pos = new Map(g.nodes.map((n, i) => [n.idx, i]));
+  const nodes: GNode[] = g.nodes.map((n) => ({
+    key: n.id,
+    label: n.name,
+    sublabel: n.resourceType === 'model' ? (n.materialized ?? undefined) : n.resourceType,
+    status: n.status,
+  }));
+  const edges = g.edges.map(([a, b]) => [pos.get(a)!, pos.get(b)!] as [number, number]).filter(([a, b]) => a !== undefined && b !== undefined);
+  return collapseChains({ nodes, edges }, (i) => g.nodes[i].changeStatus !== null, expanded);
+}
+
+/** Badges for row-count delta (impact), schema change (schema_diff) and data_impact (impact). */
+function withBadges(g: GraphData, schema: SchemaDiff | undefined, impact: Impact | undefined): GraphData {
+  if (!schema && !impact) return g;
   const schemaCount = new Map<string, number>();
   for (const c of schema?.changes ?? []) schemaCount.set(c.nodeId, (schemaCount.get(c.nodeId) ?? 0) + 1);
   const byId = new Map((impact?.models ?? []).map((m) => [m.id, m]));
-  const pos = new Map(g.nodes.map((n, i) => [n.idx, i]));
-  const nodes: GNode[] = g.nodes.map((n) => {
+  const nodes = g.nodes.map((n) => {
     const badges: Badge[] = [];
-    const m = byId.get(n.id);
+    const m = byId.get(n.key);
     if (m && m.rowsDelta !== null && m.rowsDelta !== 0) {
-      badges.push({ text: `rows ${fmtDeltaPct(m.rowsDeltaPct) || (m.rowsDelta > 0 ? '+' : '') + m.rowsDelta}`, tone: m.rowsDelta > 0 ? 'up' : 'down', title: `row count ${m.rowsBase} → ${m.rowsCurrent}` });
+      const text = `rows ${fmtDeltaPct(m.rowsDeltaPct) || (m.rowsDelta > 0 ? '+' : '') + m.rowsDelta}`;
+      badges.push({ text, tone: m.rowsDelta > 0 ? 'up' : 'down', title: `row count ${m.rowsBase} → ${m.rowsCurrent}` });
     }
-    const sc = schemaCount.get(n.id);
+    const sc = schemaCount.get(n.key);
     if (sc) badges.push({ text: `schema ${sc}`, tone: 'warn', title: `${sc} column change${sc > 1 ? 's' : ''}` });
     if (m) badges.push({ text: m.dataImpact, tone: m.dataImpact === 'confirmed' ? 'down' : m.dataImpact === 'none' ? 'ok' : 'info', title: `data_impact ${m.dataImpact}` });
-    return { key: n.id, label: n.name, sublabel: n.resourceType === 'model' ? n.materialized ?? undefined : n.resourceType, status: n.status, badges };
+    return badges.length ? { ...n, badges } : n;
   });
-  const edges = g.edges.map(([a, b]) => [pos.get(a)!, pos.get(b)!] as [number, number]).filter(([a, b]) => a !== undefined && b !== undefined);
-  return collapseChains({ nodes, edges }, (i) => g.nodes[i].changeStatus !== null, expanded);
+  return { nodes, edges: g.edges };
 }

@@ -4,14 +4,13 @@ import { useState } from 'preact/hooks';
 import { diffArgs, type DiffResult, getModel, getNode, type ModelSide, runDiff, type SchemaChange, schemaDiff } from '../api';
 import { CodeDiff } from '../components/codediff';
 import { DiffView } from '../components/diffview';
-import { useInfo } from '../context';
+import { useInfo, useReloadKey } from '../context';
 import { href, shortName, useAsync } from '../util';
 
 type Tab = 'columns' | 'code' | 'diffs';
 
 export function ModelPanel({ id, onClose }: { id: string; onClose: () => void }) {
-  const info = useInfo();
-  const v = info?.artifactsVersion;
+  const v = useReloadKey();
   const model = useAsync(() => getModel(id), [id, v]);
   const node = useAsync(() => getNode(id), [id, v]);
   const schema = useAsync(() => schemaDiff([id]), [id, v]);
@@ -139,7 +138,7 @@ function Diffs({ name, columns, pk }: { name: string; columns: ColumnInfo[]; pk:
       setBusy(null);
     }
   };
-  if (!info?.warehouse) return <p class="muted">No warehouse is configured: start `ripple serve` with --duckdb PATH or a dbt profile to run data diffs.</p>;
+  if (info && !info.warehouse) return <p class="muted">No warehouse is configured: start `ripple serve` with --duckdb PATH or a dbt profile to run data diffs.</p>;
   const btn = (type: string, label: string, params: () => object, disabled = false) => (
     <button type="button" disabled={!!busy || disabled} onClick={() => run(type, params(), `${label} of ${name}`)} data-diff={type}>
       {busy === type ? `${label}…` : label}

@@ -38,7 +38,7 @@ export function QueryScreen() {
   return (
     <div class="query-screen">
       <h1>Query</h1>
-      {!info?.warehouse ? <p class="warn">No warehouse is configured: queries cannot run.</p> : null}
+      {info && !info.warehouse ? <p class="warn">No warehouse is configured: queries cannot run.</p> : null}
       <p class="muted">
         Read-only SQL; <code>{"{{ ref('model') }}"}</code> and <code>{"{{ source('src', 'table') }}"}</code> resolve to each environment's relation. Ctrl/⌘-Enter runs.
       </p>
