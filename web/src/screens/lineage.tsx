@@ -21,6 +21,7 @@ export function LineageScreen({ model }: { model?: string }) {
   const impact = useImpact(!!info?.warehouse);
   const [expanded, setExpanded] = useState<Set<string>>(new Set());
   const [query, setQuery] = useState('');
+  const [showResults, setShowResults] = useState(false);
   const [focus, setFocus] = useState<{ key: string; seq: number }>();
 
   // The structure (and so the layout) depends only on the lineage and the
@@ -38,6 +39,7 @@ export function LineageScreen({ model }: { model?: string }) {
     const chain = data?.nodes.find((n) => n.members?.includes(id));
     if (chain) setExpanded(new Set([...expanded, chain.key]));
     setFocus({ key: id, seq: (focus?.seq ?? 0) + 1 });
+    setShowResults(false);
   };
   const open = (n: GNode) => {
     if (n.members) setExpanded(new Set([...expanded, n.key]));
@@ -87,7 +89,10 @@ export function LineageScreen({ model }: { model?: string }) {
             aria-label="Search models"
             placeholder="Search models (Enter jumps)"
             value={query}
-            onInput={(e) => setQuery((e.target as HTMLInputElement).value)}
+            onInput={(e) => {
+              setQuery((e.target as HTMLInputElement).value);
+              setShowResults(true);
+            }}
             onKeyDown={(e) => {
               if (e.key === 'Enter') {
                 e.preventDefault();
@@ -95,7 +100,7 @@ export function LineageScreen({ model }: { model?: string }) {
               }
             }}
           />
-          {query && (
+          {query && showResults && (
             <ul class="search-results" aria-label="Search results">
               {matches.map((m) => (
                 <li key={m.id}>
