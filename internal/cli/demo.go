@@ -37,7 +37,7 @@ func newDemoCmd(g *Globals, ios IOStreams, reg *ops.Registry) *cobra.Command {
 	}
 	cmd.Flags().StringVar(&o.Dir, "dir", "ripple-demo", "directory to write the demo project into")
 	cmd.Flags().BoolVar(&o.Serve, "serve", false, "then serve the review UI on it (like ripple serve: --host, --port, --read-only)")
-	o.serve.bind(cmd)
+	o.serve.bindListen(cmd)
 	return cmd
 }
 

@@ -32,11 +32,18 @@ type serveOptions struct {
 // TokenEnv holds the token `ripple serve` requires off loopback.
 const TokenEnv = "RIPPLE_SERVE_TOKEN"
 
-func (o *serveOptions) bind(cmd *cobra.Command) {
+// bindListen adds the flags `ripple demo --serve` shares with serve.
+func (o *serveOptions) bindListen(cmd *cobra.Command) {
 	f := cmd.Flags()
 	f.StringVar(&o.Host, "host", "127.0.0.1", "interface to listen on; anything but loopback requires the token in "+TokenEnv)
 	f.IntVar(&o.Port, "port", 8000, "port to listen on (0 picks a free one)")
 	f.BoolVar(&o.ReadOnly, "read-only", false, "refuse and hide check writes (create, run, approve, reorder, delete)")
+	o.Config, o.MaxAge, o.BaseBranch = checks.DefaultConfigFile, 7*24*time.Hour, "main"
+}
+
+func (o *serveOptions) bind(cmd *cobra.Command) {
+	o.bindListen(cmd)
+	f := cmd.Flags()
 	f.StringVar(&o.Config, "config", checks.DefaultConfigFile, "preset checks file, relative to the project dir (applied at start when it exists)")
 	f.DurationVar(&o.MaxAge, "max-age", 7*24*time.Hour, "base artifacts older than this are shown as stale (as ripple check-base)")
 	f.StringVar(&o.BaseBranch, "base-branch", "main", "git branch the base artifacts are built from (staleness, as ripple check-base)")
