@@ -13,6 +13,7 @@ import (
 	"github.com/ripple-data/ripple/internal/dbt"
 	"github.com/ripple-data/ripple/internal/lineage"
 	"github.com/ripple-data/ripple/internal/ops"
+	"github.com/ripple-data/ripple/internal/selector"
 	"github.com/ripple-data/ripple/internal/static"
 	"github.com/ripple-data/ripple/internal/warehouse"
 )
@@ -118,7 +119,9 @@ func readArgs(w http.ResponseWriter, r *http.Request) (json.RawMessage, bool) {
 }
 
 // writeOpError maps an operation error to a status: the caller's mistake
-// (400/404), a missing warehouse (503), a failed operation (422) or a bug (500).
+// (400: arguments, selector, check type; 404: unknown model or check), a
+// missing warehouse (503), a failed operation (422, with the warehouse's
+// error class when it refused a query) or a bug (500).
 func (s *Server) writeOpError(w http.ResponseWriter, op string, err error) {
 	var (
 		ie *ops.InputError
@@ -126,7 +129,7 @@ func (s *Server) writeOpError(w http.ResponseWriter, op string, err error) {
 	)
 	status, kind := http.StatusUnprocessableEntity, "operation_failed"
 	switch {
-	case errors.As(err, &ie):
+	case errors.As(err, &ie), errors.Is(err, selector.ErrInvalid), errors.Is(err, checks.ErrUnknownType):
 		status, kind = http.StatusBadRequest, "input"
 	case errors.As(err, &pe):
 		status, kind = http.StatusInternalServerError, "internal"

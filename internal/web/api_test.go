@@ -107,7 +107,10 @@ func TestAPIErrors(t *testing.T) {
 		{"not JSON", "POST", "/api/ops/get_model", "application/json", `{"model_id":`, 400, "input", "not valid JSON"},
 		{"unknown model", "POST", "/api/ops/get_model", "application/json", `{"model_id":"nosuch"}`, 404, "not_found", `"nosuch"`},
 		{"form post", "POST", "/api/ops/list_checks", "application/x-www-form-urlencoded", `a=b`, 415, "input", "application/json"},
-		{"bad selector", "POST", "/api/ui/lineage", "application/json", `{"select":"state:nonsense"}`, 422, "operation_failed", "state"},
+		{"bad selector", "POST", "/api/ui/lineage", "application/json", `{"select":"state:nonsense"}`, 400, "input", "unknown state"},
+		{"unknown check type", "POST", "/api/ops/create_check", "application/json", `{"type":"valu_diff","params":{}}`, 400, "input", "valu_diff"},
+		{"unknown check", "POST", "/api/ops/approve_check", "application/json", `{"check_id":"nope"}`, 404, "not_found", "nope"},
+		{"failed query", "POST", "/api/ops/query", "application/json", `{"sql":"select * from no_such_table"}`, 422, "operation_failed", "no_such_table"},
 		{"unknown endpoint", "GET", "/api/nothing", "", ``, 404, "not_found", "POST /api/ops/<name>"},
 		{"GET an operation", "GET", "/api/ops/list_checks", "", ``, 404, "not_found", "POST /api/ops/<name>"},
 		{"POST an asset", "POST", "/index.html", "application/json", `{}`, 405, "input", "not allowed"},
@@ -121,6 +124,15 @@ func TestAPIErrors(t *testing.T) {
 				t.Errorf("%s %s = %d %v, want %d kind %s containing %q", c.method, c.path, status, out, c.wantStatus, c.wantKind, c.wantMsg)
 			}
 		})
+	}
+}
+
+// TestAPIWarehouseErrorClass: a refused query carries the one classifier's class.
+func TestAPIWarehouseErrorClass(t *testing.T) {
+	ts := startServer(t, demoGlobals(t, true), web.Options{})
+	status, out := ts.call(t, "query", map[string]any{"sql": "select * from no_such_table"})
+	if e, _ := out["error"].(map[string]any); status != http.StatusUnprocessableEntity || e["warehouse_class"] != "table_not_found" {
+		t.Errorf("query of a missing table = %d %v, want 422 with warehouse_class table_not_found", status, out)
 	}
 }
 
