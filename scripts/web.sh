@@ -25,4 +25,4 @@ for f in internal/web/dist/index.html internal/web/dist/assets/*; do
   raw=$((raw + $(wc -c < "$f")))
   gz=$((gz + $(gzip -9c "$f" | wc -c)))
 done
-echo "web.sh: bundle up to date: $(ls internal/web/dist/assets | wc -l) assets, ${raw} bytes raw, ${gz} bytes gzip" >&2
+echo "web.sh: bundle: $(ls internal/web/dist/assets | wc -l) assets, ${raw} bytes raw, ${gz} bytes gzip" >&2

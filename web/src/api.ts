@@ -16,7 +16,8 @@ export class ApiError extends Error {
   }
 }
 
-type Json = any; // eslint-disable-line @typescript-eslint/no-explicit-any
+// Raw JSON from the server; narrowed into the types below right here.
+type Json = any;
 
 async function post(path: string, args: object): Promise<Json> {
   const res = await fetch(path, {
@@ -308,18 +309,6 @@ export async function schemaDiff(nodeIds?: string[]): Promise<SchemaDiff> {
 // Each diff has its argument builder (the check params are the same object)
 // and a parser of its result, shared by the model panel, the impact triage
 // and the checklist (a check's run result is the operation's result).
-
-export type DiffType =
-  | 'row_count_diff'
-  | 'profile_diff'
-  | 'value_diff'
-  | 'value_diff_detail'
-  | 'top_k_diff'
-  | 'histogram_diff'
-  | 'query'
-  | 'query_diff'
-  | 'schema_diff'
-  | 'lineage_diff';
 
 export const diffArgs = {
   rowCount: (models: string[]) => ({ node_names: models }),

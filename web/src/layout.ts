@@ -50,8 +50,8 @@ function dagreLayout(n: number, edges: [number, number][], o: LayoutOptions): La
   return { x, y, width: gl.width ?? 0, height: gl.height ?? 0, engine: 'dagre' };
 }
 
-/** Linear-time layered layout (see the file comment). Exported for tests. */
-export function layeredLayout(n: number, edges: [number, number][], o: LayoutOptions): Layout {
+/** Linear-time layered layout (see the file comment). */
+function layeredLayout(n: number, edges: [number, number][], o: LayoutOptions): Layout {
   const parents: number[][] = Array.from({ length: n }, () => []);
   const children: number[][] = Array.from({ length: n }, () => []);
   for (const [a, b] of edges) {

@@ -19,7 +19,6 @@ export function useAsync<T>(fn: () => Promise<T>, deps: unknown[]): Async<T> {
       (data) => my === seq.current && setState({ data, loading: false }),
       (error: Error) => my === seq.current && setState({ error, loading: false }),
     );
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [...deps, tick]);
   const reload = useCallback(() => setTick((t) => t + 1), []);
   return { ...state, reload };

@@ -38,7 +38,6 @@ export function Graph(p: GraphProps) {
     performance.measure(`ripple:layout:${l.engine}:${p.data.nodes.length}`, { start: t0 });
     return l;
     // Keyed on the edges: new badges on the same structure keep the layout.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [p.data.edges, p.data.nodes.length, w, h]);
   const adj = useMemo(() => adjacency(p.data, lay), [lay]);
   const box = useRef<HTMLDivElement>(null);
@@ -73,7 +72,6 @@ export function Graph(p: GraphProps) {
       wantFocus.current = i;
       setView((v) => centreOn(lay, i, size, Math.max(v?.k ?? 1, 0.8)));
     }
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [p.focus?.seq]);
 
   useEffect(() => {

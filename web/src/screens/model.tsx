@@ -59,51 +59,51 @@ export function ModelPanel({ id, onClose }: { id: string; onClose: () => void })
 }
 
 function Columns({ id, cur, base, schema, tests }: { id: string; cur?: ModelSide | null; base?: ModelSide | null; schema?: SchemaChange[]; tests: string[] }) {
-    const changes = new Map((schema ?? []).filter((c) => c.nodeId === id).map((c) => [c.column.toLowerCase(), c]));
-    const names: string[] = [];
-    for (const c of cur?.columns ?? []) names.push(c.name);
-    for (const c of base?.columns ?? []) if (!names.some((n) => n.toLowerCase() === c.name.toLowerCase())) names.push(c.name);
-    const find = (s: ModelSide | null | undefined, n: string) => s?.columns.find((c) => c.name.toLowerCase() === n.toLowerCase());
-    return (
-      <div>
-        <table class="grid compact columns" aria-label="Columns">
-          <thead>
-            <tr>
-              <th>column</th>
-              <th>type</th>
-              <th>schema</th>
-              <th>lineage</th>
-            </tr>
-          </thead>
-          <tbody>
-            {names.map((n) => {
-              const ch = changes.get(n.toLowerCase());
-              const c = find(cur, n) ?? find(base, n);
-              return (
-                <tr key={n} data-column={n} data-change={ch?.status ?? 'unchanged'}>
-                  <td>
-                    {n}
-                    {c?.unique ? <span class="tag" title="unique test">unique</span> : null}
-                    {c?.notNull ? <span class="tag" title="not_null test">not null</span> : null}
-                  </td>
-                  <td>{ch?.status === 'type_changed' || (ch && ch.baseType && ch.currentType) ? `${ch.baseType} → ${ch.currentType}` : (c?.type ?? '')}</td>
-                  <td>{ch ? <span class={`pill schema-${ch.status}`}>{ch.status}</span> : <span class="muted">—</span>}</td>
-                  <td>{ch?.status === 'removed' ? null : <a href={href('cll', id, n)}>column lineage</a>}</td>
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
-        <h3>Tests ({tests.length})</h3>
-        <ul class="tests">
-          {tests.map((t) => (
-            <li key={t}>
-              <code>{testName(t)}</code>
-            </li>
-          ))}
-        </ul>
-      </div>
-    );
+  const changes = new Map((schema ?? []).filter((c) => c.nodeId === id).map((c) => [c.column.toLowerCase(), c]));
+  const names: string[] = [];
+  for (const c of cur?.columns ?? []) names.push(c.name);
+  for (const c of base?.columns ?? []) if (!names.some((n) => n.toLowerCase() === c.name.toLowerCase())) names.push(c.name);
+  const find = (s: ModelSide | null | undefined, n: string) => s?.columns.find((c) => c.name.toLowerCase() === n.toLowerCase());
+  return (
+    <div>
+      <table class="grid compact columns" aria-label="Columns">
+        <thead>
+          <tr>
+            <th>column</th>
+            <th>type</th>
+            <th>schema</th>
+            <th>lineage</th>
+          </tr>
+        </thead>
+        <tbody>
+          {names.map((n) => {
+            const ch = changes.get(n.toLowerCase());
+            const c = find(cur, n) ?? find(base, n);
+            return (
+              <tr key={n} data-column={n} data-change={ch?.status ?? 'unchanged'}>
+                <td>
+                  {n}
+                  {c?.unique ? <span class="tag" title="unique test">unique</span> : null}
+                  {c?.notNull ? <span class="tag" title="not_null test">not null</span> : null}
+                </td>
+                <td>{ch?.baseType && ch.currentType ? `${ch.baseType} → ${ch.currentType}` : (c?.type ?? '')}</td>
+                <td>{ch ? <span class={`pill schema-${ch.status}`}>{ch.status}</span> : <span class="muted">—</span>}</td>
+                <td>{ch?.status === 'removed' ? null : <a href={href('cll', id, n)}>column lineage</a>}</td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+      <h3>Tests ({tests.length})</h3>
+      <ul class="tests">
+        {tests.map((t) => (
+          <li key={t}>
+            <code>{testName(t)}</code>
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
 }
 
 function testName(id: string) {
