@@ -261,12 +261,24 @@ func TestBrowserReview(t *testing.T) {
 	if last := b.text("read the last run", `li.check .last-run`); !strings.HasPrefix(last, "last run: finished ") {
 		t.Errorf("last run = %q, want finished with a time", last)
 	}
+	b.do("write a note",
+		click(`li.check details.notes summary`),
+		chromedp.SendKeys(chromedp.CSS(`li.check textarea`), "1654 changed: expected, lifetime value now includes refunds"),
+		clickText("Save notes"),
+		chromedp.WaitNotPresent(chromedp.Search(`//button[contains(., "Save notes")]`)),
+		clickText("Preview summary"),
+		visible(`.summary-preview .markdown table`),
+	)
+	if md := eval[string](b, "read the summary", `document.querySelector('textarea.markdown-source').value`); !strings.Contains(md, "Value diff of customers") || !strings.Contains(md, "```mermaid") {
+		t.Errorf("PR summary does not list the check or the lineage:\n%.600s", md)
+	}
 	b.screenshot("checklist")
 	var state struct {
 		Checks []struct {
-			Type      string          `json:"type"`
-			Params    json.RawMessage `json:"params"`
-			IsChecked bool            `json:"is_checked"`
+			Type        string          `json:"type"`
+			Params      json.RawMessage `json:"params"`
+			IsChecked   bool            `json:"is_checked"`
+			Description string          `json:"description"`
 		} `json:"checks"`
 	}
 	raw, err := os.ReadFile(ts.g.StateFile)
@@ -279,6 +291,9 @@ func TestBrowserReview(t *testing.T) {
 	if len(state.Checks) != 1 || state.Checks[0].Type != "value_diff" || !state.Checks[0].IsChecked ||
 		!strings.Contains(string(state.Checks[0].Params), `"customers"`) || !strings.Contains(string(state.Checks[0].Params), `"customer_id"`) {
 		t.Errorf("state file checks = %+v, want one approved value_diff of customers on customer_id", state.Checks)
+	}
+	if len(state.Checks) == 1 && state.Checks[0].Description != "1654 changed: expected, lifetime value now includes refunds" {
+		t.Errorf("the note in the state file = %q", state.Checks[0].Description)
 	}
 
 	// 5. The column lineage of a changed column lists its downstream columns.
