@@ -99,20 +99,21 @@ func rowsQuery(a *analysis, m *Model) string {
 	for _, c := range p.Base.Columns(m.UniqueID) {
 		base[strings.ToLower(c.Name)] = true
 	}
-	cols := make([]string, 0, 16)
+	current := p.Current.Columns(m.UniqueID)
+	if len(current) == 0 {
+		return "select * from " + refName(m)
+	}
+	cols := make([]string, 0, len(current))
 	seen := map[string]bool{}
 	for _, k := range m.PrimaryKey {
 		cols = append(cols, quote(k))
 		seen[strings.ToLower(k)] = true
 	}
-	for _, c := range p.Current.Columns(m.UniqueID) {
+	for _, c := range current {
 		if lc := strings.ToLower(c.Name); !seen[lc] && (len(base) == 0 || base[lc]) {
 			seen[lc] = true
 			cols = append(cols, quote(c.Name))
 		}
-	}
-	if len(cols) == len(m.PrimaryKey) {
-		return "select * from " + refName(m)
 	}
 	return "select " + strings.Join(cols, ", ") + " from " + refName(m)
 }
