@@ -82,8 +82,12 @@ func Markdown(in SummaryInput) string {
 	}
 	if r != nil {
 		b.WriteString("\n## Impact\n\n")
-		fmt.Fprintf(&b, "%d modified, %d downstream, %d not impacted (classification: %s).\n\n",
-			r.ModifiedCount, r.DownstreamCount, len(r.ConfirmedNotImpactedModels), r.ClassificationSource)
+		pruned := ""
+		if r.NotImpactedByColumnLineageCount > 0 {
+			pruned = fmt.Sprintf(" (%d ruled out by column lineage)", r.NotImpactedByColumnLineageCount)
+		}
+		fmt.Fprintf(&b, "%d modified, %d downstream%s, %d not impacted (classification: %s).\n\n",
+			r.ModifiedCount, r.DownstreamCount, pruned, len(r.ConfirmedNotImpactedModels), r.ClassificationSource)
 		b.WriteString("| model | change | rows (base → current) | schema | data impact | affected rows |\n|---|---|---|---|---|---|\n")
 		for i, m := range r.ConfirmedImpactedModels {
 			if i == maxSummaryRows {
