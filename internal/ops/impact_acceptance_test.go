@@ -71,10 +71,10 @@ func TestImpactAnalysisVerdicts(t *testing.T) {
 			// A view keyed by name, verified, value-diffed.
 			"stg_payments": {impact.Confirmed, impact.BasisValueDiff, impact.KeyFromName, []string{"payment_id"}, true, 1, 0, 0, 1, []string{"amount"}},
 			// A downstream table keyed by its GROUP BY grain.
-			"daily_revenue": {impact.Confirmed, impact.BasisValueDiff, impact.KeyFromGrain, []string{"order_date"}, true, 1, 0, 0, 1, []string{"revenue"}},
-			"stg_orders":    {impact.Confirmed, impact.BasisValueDiff, impact.KeyFromTest, []string{"order_id"}, true, 1, 0, 1, 0, []string{}},
-			"big_orders":    {impact.Confirmed, impact.BasisValueDiff, impact.KeyFromLineage, []string{"oid"}, true, 1, 0, 1, 0, []string{}},
-			"orders_inc":    {impact.Confirmed, impact.BasisValueDiff, impact.KeyFromConstraint, []string{"order_id"}, true, 1, 0, 1, 0, []string{}},
+			"daily_revenue":  {impact.Confirmed, impact.BasisValueDiff, impact.KeyFromGrain, []string{"order_date"}, true, 1, 0, 0, 1, []string{"revenue"}},
+			"stg_orders":     {impact.Confirmed, impact.BasisValueDiff, impact.KeyFromTest, []string{"order_id"}, true, 1, 0, 1, 0, []string{}},
+			"big_orders":     {impact.Confirmed, impact.BasisValueDiff, impact.KeyFromLineage, []string{"oid"}, true, 1, 0, 1, 0, []string{}},
+			"orders_inc":     {impact.Confirmed, impact.BasisValueDiff, impact.KeyFromConstraint, []string{"order_id"}, true, 1, 0, 1, 0, []string{}},
 			"small_payments": {impact.None, impact.BasisValueDiff, impact.KeyFromName, []string{"id"}, true, 0, 0, 0, 0, []string{}},
 			// Added and removed models are definitive.
 			"new_model": {impact.Confirmed, impact.BasisAddedModel, "", nil, false, 2, 0, 0, 0, nil},
@@ -230,7 +230,7 @@ func TestImpactAnalysisSelectScopesTheReport(t *testing.T) {
 		}
 
 		for sel, want := range map[string]string{
-			"tag:finanse":             `select term "tag:finanse" matches no node; did you mean "tag:finance"?`,
+			"tag:finanse":              `select term "tag:finanse" matches no node; did you mean "tag:finance"?`,
 			"daily_revenue stg_paymnt": `select term "stg_paymnt" matches no node; did you mean "stg_payments", "raw_payments" or "small_payments"?`,
 		} {
 			_, err := callOpErr[impact.Result](s, "impact_analysis", map[string]any{"select": sel})
