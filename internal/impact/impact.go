@@ -251,7 +251,7 @@ func Analyze(ctx context.Context, d Deps, in Input) (*Result, error) {
 	if cmp.Project.SingleEnv {
 		res.Warning = dbt.SingleEnvWarning
 	}
-	a, err := newAnalysis(ctx, d, in, res)
+	a, err := newAnalysis(d, in, res)
 	if err != nil {
 		return nil, err
 	}

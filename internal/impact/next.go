@@ -67,6 +67,12 @@ func nextAction(a *analysis, m *Model) *NextAction {
 		return &NextAction{Tool: "query", Priority: "medium", Query: q,
 			Reason:    "new model whose rows could not be counted: look at its data",
 			Arguments: map[string]any{"sql_template": q}}
+	case m.Warning != "":
+		// Base and current are one relation: any diff shows no change.
+		q := summaryQuery(a, m, false)
+		return &NextAction{Tool: "query", Priority: "high", Query: q,
+			Reason:    m.Warning + "; rebuild the base into its own schema to compare, meanwhile look at the current data",
+			Arguments: map[string]any{"sql_template": q}}
 	case m.Classification != "modified" && m.Materialized == "view":
 		prio, what = "low", "downstream view"
 	case m.Classification != "modified":
@@ -93,13 +99,9 @@ func nextAction(a *analysis, m *Model) *NextAction {
 // rowsQuery selects a keyed model's columns present in both builds, key
 // first, for a query_diff by key.
 func rowsQuery(a *analysis, m *Model) string {
-	p := a.cmp.Project
 	quote := a.quoter()
-	base := map[string]bool{}
-	for _, c := range p.Base.Columns(m.UniqueID) {
-		base[strings.ToLower(c.Name)] = true
-	}
-	current := p.Current.Columns(m.UniqueID)
+	base := a.baseColumns(m)
+	current := a.cmp.Project.Current.Columns(m.UniqueID)
 	if len(current) == 0 {
 		return "select * from " + refName(m)
 	}
@@ -116,6 +118,16 @@ func rowsQuery(a *analysis, m *Model) string {
 		}
 	}
 	return "select " + strings.Join(cols, ", ") + " from " + refName(m)
+}
+
+// baseColumns are the lower-cased names of a model's base columns (empty
+// when unknown, which restricts nothing).
+func (a *analysis) baseColumns(m *Model) map[string]bool {
+	out := map[string]bool{}
+	for _, c := range a.cmp.Project.Base.Columns(m.UniqueID) {
+		out[strings.ToLower(c.Name)] = true
+	}
+	return out
 }
 
 func (a *analysis) quoter() func(string) string {
@@ -142,17 +154,14 @@ func profileColumns(changes []SchemaChange) []string {
 // the columns present in both builds, for a query_diff.
 func summaryQuery(a *analysis, m *Model, common bool) string {
 	const maxNumeric, maxCategorical = 8, 5
-	p := a.cmp.Project
 	quote := a.quoter()
-	base := map[string]bool{}
+	var base map[string]bool
 	if common {
-		for _, c := range p.Base.Columns(m.UniqueID) {
-			base[strings.ToLower(c.Name)] = true
-		}
+		base = a.baseColumns(m)
 	}
 	exprs := []string{"count(*) as row_count"}
 	nNum, nCat := 0, 0
-	for _, c := range p.Current.Columns(m.UniqueID) {
+	for _, c := range a.cmp.Project.Current.Columns(m.UniqueID) {
 		lc := strings.ToLower(c.Name)
 		if len(base) > 0 && !base[lc] {
 			continue

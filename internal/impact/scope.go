@@ -36,7 +36,7 @@ type analysis struct {
 	sameRelations int
 }
 
-func newAnalysis(_ context.Context, d Deps, in Input, res *Result) (*analysis, error) {
+func newAnalysis(d Deps, in Input, res *Result) (*analysis, error) {
 	a := &analysis{d: d, in: in, res: res, cmp: d.Comparison, byID: map[string]*Model{}, keys: d.Keys}
 	if a.keys == nil {
 		a.keys = NewKeyCache()

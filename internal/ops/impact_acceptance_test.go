@@ -411,8 +411,9 @@ func TestImpactAnalysisSameRelation(t *testing.T) {
 		s := scenarioSession(t, tg)
 		r := callOp[impact.Result](t, s, "impact_analysis", map[string]any{"select": "small_payments daily_revenue"})
 		sp := byName(r)["small_payments"]
-		if sp.DataImpact != impact.Potential || !strings.Contains(sp.Warning, "same relation") || sp.ValueDiff != nil {
-			t.Errorf("small_payments %s warning %q", sp.DataImpact, sp.Warning)
+		if sp.DataImpact != impact.Potential || !strings.Contains(sp.Warning, "same relation") || sp.ValueDiff != nil ||
+			sp.NextAction == nil || sp.NextAction.Tool != "query" || sp.NextAction.Priority != "high" {
+			t.Errorf("small_payments %s warning %q next %+v", sp.DataImpact, sp.Warning, sp.NextAction)
 		}
 		if !strings.Contains(r.Warning, "1 model(s) resolve to the same relation in base and current") {
 			t.Errorf("_warning %q", r.Warning)
