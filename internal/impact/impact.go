@@ -172,7 +172,7 @@ type NotImpacted struct {
 
 // StepError is a step that failed without failing the analysis.
 type StepError struct {
-	Step    string `json:"step" jsonschema:"row_count_diff, schema_diff, key_check or value_diff"`
+	Step    string `json:"step" jsonschema:"row_count_diff, schema_diff or value_diff"`
 	Model   string `json:"model,omitempty" jsonschema:"the model the step was for, when it was for one"`
 	Message string `json:"message" jsonschema:"what went wrong"`
 }
