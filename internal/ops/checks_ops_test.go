@@ -600,8 +600,8 @@ func TestSummaryOperation(t *testing.T) {
 			"| customers | modified | 2 → 3 (▲ 50%) | unchanged | confirmed | 1 |\n",
 			"| orders | modified | 2 → 3 (▲ 50%) | unchanged | confirmed | 2 |\n",
 			"| payments | modified | 2 → 2 | unchanged | confirmed | 2 |\n",
-			"| v_customers | modified | 1 → 1 | added `age` | potential | N/A (view: value diff runs on table-like models only) |\n",
-			"| customer_ids_view | downstream | 2 → 3 (▲ 50%) | unchanged | potential | N/A (view: value diff runs on table-like models only) |\n",
+			"| v_customers | modified | 1 → 1 | added `age` | none | 0 |\n",
+			"| customer_ids_view | downstream | 2 → 3 (▲ 50%) | unchanged | confirmed | 1 |\n",
 			"| order_ids | downstream | 2 → 2 | unchanged | none | 0 |\n",
 			"| check | type | result | approved |\n|---|---|---|---|\n" +
 				"| Broken | value_diff | ❌ failed |  |\n" +
