@@ -4,6 +4,7 @@
 package cll
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -58,12 +59,26 @@ func AnalyzeSQL(dialect, sql string, schema Schema) (*QueryLineage, error) {
 	d := sqlparse.LookupDialect(dialect)
 	q, err := sqlparse.Parse(d, sql)
 	if err != nil {
-		ql := &QueryLineage{Dialect: d.Name, Opaque: true, OpaqueReason: "unparseable SQL: " + err.Error(),
+		reason, internal := parseFailure(err)
+		ql := &QueryLineage{Dialect: d.Name, Opaque: true, OpaqueReason: reason, InternalError: internal,
 			Columns: []OutputColumn{}, RowDeps: []ColumnRef{}, Tables: []string{},
-			Structure: &ModelStructure{Unparseable: true, ParseError: err.Error()}}
+			Structure: &ModelStructure{Unparseable: !internal, ParseError: err.Error()}}
+		if internal {
+			return ql, fmt.Errorf("analyze %s SQL: a bug in Ripple's parser, not in the SQL (please report it): %w", d.Name, err)
+		}
 		return ql, fmt.Errorf("parse %s SQL: %w", d.Name, err)
 	}
 	return analyzeParsed(d, q, schema, nil), nil
+}
+
+// parseFailure is the opaque reason for a failed parse, and whether the
+// failure is a bug of the parser rather than of the SQL.
+func parseFailure(err error) (reason string, internal bool) {
+	var ie *sqlparse.InternalError
+	if errors.As(err, &ie) {
+		return "internal error while parsing SQL: " + err.Error(), true
+	}
+	return "unparseable SQL: " + err.Error(), false
 }
 
 // analysis is a resolved query before it is shaped for a caller.
@@ -71,6 +86,8 @@ type analysis struct {
 	a            *analyzer
 	rel          *relation
 	opaqueReason string
+	// internal is set when resolution panicked: a bug, not the SQL's fault.
+	internal bool
 }
 
 // runAnalysis resolves q. Resolution must never take the process down on
@@ -81,6 +98,7 @@ func runAnalysis(a *analyzer, q *sqlparse.Query) (res analysis) {
 		if r := recover(); r != nil {
 			res.rel = &relation{}
 			res.opaqueReason = fmt.Sprintf("internal error while resolving lineage: %v", r)
+			res.internal = true
 		}
 	}()
 	rel := a.query(q, nil, nil)
@@ -113,7 +131,7 @@ func analyzeParsed(d sqlparse.Dialect, q *sqlparse.Query, schema Schema, canon f
 	res := runAnalysis(a, q)
 	a, rel := res.a, res.rel
 	ql := &QueryLineage{Dialect: d.Name, Columns: make([]OutputColumn, 0, len(rel.cols)), Tables: a.tables, RowDigest: Digest(rel.rowDigest),
-		Opaque: res.opaqueReason != "", OpaqueReason: res.opaqueReason, Structure: a.st}
+		Opaque: res.opaqueReason != "", OpaqueReason: res.opaqueReason, InternalError: res.internal, Structure: a.st}
 	if ql.Tables == nil {
 		ql.Tables = []string{}
 	}

@@ -22,7 +22,7 @@ func FuzzAnalyzeSQL(f *testing.F) {
 			if ql == nil {
 				t.Fatal("nil lineage")
 			}
-			if strings.Contains(ql.OpaqueReason, "internal error") || strings.Contains(ql.OpaqueReason, "internal parser error") {
+			if ql.InternalError || strings.Contains(ql.OpaqueReason, "internal error") {
 				t.Fatalf("resolver bug: %s", ql.OpaqueReason)
 			}
 		}

@@ -138,8 +138,9 @@ next:
 	w.schema = schema
 	q, err := w.pp.Parse(d, n.CompiledCode)
 	if err != nil {
-		ml.Opaque, ml.OpaqueReason = true, "unparseable SQL: "+err.Error()
-		ml.Structure = &ModelStructure{Unparseable: true, ParseError: err.Error()}
+		ml.Opaque = true
+		ml.OpaqueReason, ml.InternalError = parseFailure(err)
+		ml.Structure = &ModelStructure{Unparseable: !ml.InternalError, ParseError: err.Error()}
 		ml.Structure.normalize()
 		return finish(ml)
 	}
@@ -147,7 +148,7 @@ next:
 	*a = analyzer{d: d, schemaList: schema, st: &ModelStructure{}, resMem: &w.mem, canon: w.canonFn}
 	res := runAnalysis(a, q)
 	rel := res.rel
-	ml.Opaque, ml.OpaqueReason = res.opaqueReason != "", res.opaqueReason
+	ml.Opaque, ml.OpaqueReason, ml.InternalError = res.opaqueReason != "", res.opaqueReason, res.internal
 	ml.RowDigest = Digest(rel.rowDigest)
 	ml.Structure = res.a.st
 	ml.sql = n.CompiledCode

@@ -62,9 +62,12 @@ type ModelLineage struct {
 	RowDeps      []ColumnDep   `json:"row_deps"`
 	Opaque       bool          `json:"opaque"`
 	OpaqueReason string        `json:"opaque_reason,omitempty"`
-	Parents      []string      `json:"parents"`
-	Unmatched    []string      `json:"unmatched_relations,omitempty"`
-	RowDigest    Digest        `json:"row_digest"`
+	// InternalError marks an opaque model made so by a bug of Ripple's
+	// parser or resolver (a recovered panic), not by its SQL.
+	InternalError bool     `json:"internal_error,omitempty"`
+	Parents       []string `json:"parents"`
+	Unmatched     []string `json:"unmatched_relations,omitempty"`
+	RowDigest     Digest   `json:"row_digest"`
 	// Structure holds the flags and refs of the SQL structure; use
 	// ModelStructure() for the complete view (filters, joins, projections).
 	Structure *ModelStructure `json:"structure,omitempty"`
@@ -145,6 +148,29 @@ type ProjectStats struct {
 	Analyzed int            `json:"analyzed"`
 	Cached   int            `json:"cached"`
 	Reasons  map[string]int `json:"opaque_reasons"`
+	// InternalErrors counts the opaque models made so by a bug of Ripple's
+	// parser or resolver (a recovered panic). They are among Opaque (their
+	// lineage is unknown) under an "internal error ..." reason, never under
+	// "unparseable SQL": a bug is not reported as the user's SQL.
+	InternalErrors int `json:"internal_errors"`
+}
+
+// count adds one model's result to the statistics.
+func (s *ProjectStats) count(ml *ModelLineage, cached bool) {
+	if ml.trivial {
+		// Python models and models without SQL: nothing to analyse.
+	} else if cached {
+		s.Cached++
+	} else {
+		s.Analyzed++
+	}
+	if ml.Opaque {
+		s.Opaque++
+		s.Reasons[reasonClass(ml.OpaqueReason)]++
+	}
+	if ml.InternalError {
+		s.InternalErrors++
+	}
 }
 
 // ProjectLineage is column lineage for every model of a project.
@@ -244,17 +270,7 @@ func AnalyzeProject(ctx context.Context, env *dbt.Env, cache *Cache) (*ProjectLi
 			continue
 		}
 		pl.Models[id] = results[i]
-		if results[i].trivial {
-			// Python models and models without SQL: nothing to analyse.
-		} else if cached[i] {
-			pl.Stats.Cached++
-		} else {
-			pl.Stats.Analyzed++
-		}
-		if results[i].Opaque {
-			pl.Stats.Opaque++
-			pl.Stats.Reasons[reasonClass(results[i].OpaqueReason)]++
-		}
+		pl.Stats.count(results[i], cached[i])
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("analyze project lineage: %w", err)

@@ -61,12 +61,7 @@ func (pp *Parser) Parse(d Dialect, sql string) (q *Query, err error) {
 	p := &parser{d: d, toks: toks, nodeMem: &pp.mem}
 	defer func() {
 		if r := recover(); r != nil {
-			q = nil
-			if e, ok := r.(*Error); ok {
-				err = e
-				return
-			}
-			err = &Error{Pos: p.tok(0).Pos, Msg: fmt.Sprintf("internal parser error: %v", r)}
+			q, err = nil, recovered(r, p.tok(0).Pos)
 		}
 	}()
 	for p.acceptOp(";") {
@@ -82,6 +77,27 @@ func (pp *Parser) Parse(d Dialect, sql string) (q *Query, err error) {
 		p.failAt(t, "unexpected %s after the end of the query", describe(t))
 	}
 	return q, nil
+}
+
+// InternalError is a bug of the parser (a recovered panic), not a fault of
+// the SQL: callers report it apart from syntax errors, so that a bug is not
+// blamed on the user's query.
+type InternalError struct {
+	Pos   Pos
+	Panic any
+}
+
+func (e *InternalError) Error() string {
+	return fmt.Sprintf("line %d, column %d: internal parser error: %v", e.Pos.Line, e.Pos.Col, e.Panic)
+}
+
+// recovered turns a panic of the parser into its error: an *Error raised
+// on purpose (a syntax error), anything else an *InternalError at pos.
+func recovered(r any, pos Pos) error {
+	if e, ok := r.(*Error); ok {
+		return e
+	}
+	return &InternalError{Pos: pos, Panic: r}
 }
 
 // skipDMLPrefix skips INSERT ... / CREATE ... AS so that the SELECT of a
