@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/ripple-data/ripple/internal/dbt"
 	"github.com/ripple-data/ripple/internal/ops"
@@ -131,18 +132,7 @@ func NewRootCmd(ios IOStreams) *cobra.Command {
 	root.SetOut(ios.Out)
 	root.SetErr(ios.ErrOut)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
-	pf := root.PersistentFlags()
-	pf.StringVar(&g.ProjectDir, "project-dir", envOr("DBT_PROJECT_DIR", "."), "dbt project directory (env DBT_PROJECT_DIR)")
-	pf.StringVar(&g.TargetPath, "target-path", envOr("DBT_TARGET_PATH", "target"), "current build artifacts, relative to the project dir (env DBT_TARGET_PATH)")
-	pf.StringVar(&g.TargetBasePath, "target-base-path", envOr("RIPPLE_TARGET_BASE_PATH", "target-base"), "base build artifacts (env RIPPLE_TARGET_BASE_PATH)")
-	pf.StringVar(&g.ProfilesDir, "profiles-dir", os.Getenv("DBT_PROFILES_DIR"), "directory of profiles.yml (env DBT_PROFILES_DIR; default: project dir, then ~/.dbt)")
-	pf.StringVar(&g.Profile, "profile", os.Getenv("DBT_PROFILE"), "dbt profile (default: dbt_project.yml's profile)")
-	pf.StringVar(&g.Target, "target", os.Getenv("DBT_TARGET"), "dbt target (default: the profile's target)")
-	pf.StringVar(&g.DuckDB, "duckdb", os.Getenv("RIPPLE_DUCKDB"), "use this DuckDB file as the warehouse instead of profiles.yml")
-	pf.BoolVar(&g.DuckDBExternalAccess, "duckdb-external-access", false, "allow DuckDB to read files and URLs outside the database (off by default)")
-	pf.StringVar(&g.StateFile, "state-file", "ripple_state.json", "checks and runs state file")
-	pf.BoolVar(&g.JSON, "json", false, "print the result as JSON (stdout carries only the result)")
-	pf.BoolVarP(&g.Verbose, "verbose", "v", false, "log details to stderr")
+	g.bindFlags(root.PersistentFlags())
 
 	reg := ops.Default()
 	for _, op := range reg.Ops() {
@@ -165,6 +155,35 @@ func NewRootCmd(ios IOStreams) *cobra.Command {
 		},
 	})
 	return root
+}
+
+// bindFlags defines the global flags on fs.
+func (g *Globals) bindFlags(pf *pflag.FlagSet) {
+	pf.StringVar(&g.ProjectDir, "project-dir", envOr("DBT_PROJECT_DIR", "."), "dbt project directory (env DBT_PROJECT_DIR)")
+	pf.StringVar(&g.TargetPath, "target-path", envOr("DBT_TARGET_PATH", "target"), "current build artifacts, relative to the project dir (env DBT_TARGET_PATH)")
+	pf.StringVar(&g.TargetBasePath, "target-base-path", envOr("RIPPLE_TARGET_BASE_PATH", "target-base"), "base build artifacts (env RIPPLE_TARGET_BASE_PATH)")
+	pf.StringVar(&g.ProfilesDir, "profiles-dir", os.Getenv("DBT_PROFILES_DIR"), "directory of profiles.yml (env DBT_PROFILES_DIR; default: project dir, then ~/.dbt)")
+	pf.StringVar(&g.Profile, "profile", os.Getenv("DBT_PROFILE"), "dbt profile (default: dbt_project.yml's profile)")
+	pf.StringVar(&g.Target, "target", os.Getenv("DBT_TARGET"), "dbt target (default: the profile's target)")
+	pf.StringVar(&g.DuckDB, "duckdb", os.Getenv("RIPPLE_DUCKDB"), "use this DuckDB file as the warehouse instead of profiles.yml")
+	pf.BoolVar(&g.DuckDBExternalAccess, "duckdb-external-access", false, "allow DuckDB to read files and URLs outside the database (off by default)")
+	pf.StringVar(&g.StateFile, "state-file", "ripple_state.json", "checks and runs state file")
+	pf.BoolVar(&g.JSON, "json", false, "print the result as JSON (stdout carries only the result)")
+	pf.BoolVarP(&g.Verbose, "verbose", "v", false, "log details to stderr")
+}
+
+// ParseGlobals parses global flags only (e.g. "--project-dir D --duckdb F")
+// into Globals, so that an in-process MCP server can be configured exactly
+// as `ripple mcp` configures it from the same flags.
+func ParseGlobals(args []string) (*Globals, error) {
+	g := &Globals{}
+	fs := pflag.NewFlagSet("ripple", pflag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	g.bindFlags(fs)
+	if err := fs.Parse(args); err != nil {
+		return nil, usageError{err}
+	}
+	return g, nil
 }
 
 // extraCommands are the hand-written commands (not generated from an operation).
