@@ -27,6 +27,8 @@ type resMem struct {
 	// memo remembers the resolution of each column reference of the
 	// expression being analysed, so digesting does not resolve it again.
 	memo []refLin
+	// qmemo likewise remembers the digests of its subqueries.
+	qmemo []queryDigest
 }
 
 // resBlock bounds the chunk size of resolution slabs.
@@ -48,6 +50,8 @@ func (m *resMem) reset() {
 	m.cteEnvs.Reset()
 	clear(m.memo)
 	m.memo = m.memo[:0]
+	clear(m.qmemo)
+	m.qmemo = m.qmemo[:0]
 }
 
 func (a *analyzer) newLin(l lin) *lin {

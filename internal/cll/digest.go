@@ -118,6 +118,15 @@ func (a *analyzer) digestCtx(e sqlparse.Expr, ctx *exprCtx) uint64 {
 		}
 		writeDigest(wr, l.digest)
 		return true
+	}, func(wr sqlparse.Writer, q *sqlparse.Query) bool {
+		// A subquery stands for what it computes: its outputs and rows.
+		for i := len(a.qmemo) - 1; i >= 0; i-- {
+			if a.qmemo[i].q == q {
+				writeDigest(wr, a.qmemo[i].digest)
+				return true
+			}
+		}
+		return false
 	})
 	h := a.fw.h
 	a.fw = saved

@@ -35,6 +35,13 @@ type refLin struct {
 	l   *lin
 }
 
+// queryDigest is the digest of a subquery resolved in the expression being
+// analysed, for digestCtx.
+type queryDigest struct {
+	q      *sqlparse.Query
+	digest uint64
+}
+
 type exprCtx struct {
 	sc *scope
 	// aliases are select-list outputs usable by name (lateral aliases,
@@ -43,6 +50,8 @@ type exprCtx struct {
 	// aliasFirst makes output aliases win over source columns (ORDER BY).
 	aliasFirst bool
 	lambda     map[string]bool
+	// columns is the COLUMNS(...) expansion being resolved, if any.
+	columns *columnsPick
 	// subRow collects row deps of subqueries when resolving a row clause.
 	row bool
 }
@@ -131,8 +140,8 @@ func walkExpr(e sqlparse.Expr, fn func(sqlparse.Expr)) {
 
 // exprLin computes the lineage of an expression.
 func (a *analyzer) exprLin(e sqlparse.Expr, ctx *exprCtx) *lin {
-	mark := len(a.memo)
-	defer func() { a.memo = a.memo[:mark] }()
+	mark, qmark := len(a.memo), len(a.qmemo)
+	defer func() { a.memo, a.qmemo = a.memo[:mark], a.qmemo[:qmark] }()
 	ac := &acc{mem: a.resMem}
 	a.visit(e, ctx, ac)
 	deps, single, nrefs := ac.deps, ac.single, ac.n
@@ -161,8 +170,22 @@ func (a *analyzer) visit(e sqlparse.Expr, ctx *exprCtx, emit *acc) {
 			emit.add(l)
 		}
 	case *sqlparse.Func:
+		if f, ok := columnsCall(x); ok {
+			a.visitColumns(f, ctx, emit)
+			return
+		}
 		datey := isDateFunc(x.Name.Last())
+		// COUNT(*) and COUNT(t.*) count rows and read no column; any other
+		// star argument (HASH(*), OBJECT_CONSTRUCT(*), TO_JSON(t.*)) is the
+		// whole row.
+		counts := strings.EqualFold(x.Name.Last(), "COUNT")
+		if x.Star && !counts {
+			emit.add(a.wholeRow(ctx, nil))
+		}
 		for _, arg := range x.Args {
+			if _, star := arg.(*sqlparse.StarExpr); star && counts {
+				continue
+			}
 			if datey {
 				if c, ok := arg.(*sqlparse.ColumnRef); ok && len(c.Name.Parts) == 1 && !c.Name.IsQuoted(0) && sqlparse.IsDatePart(strings.ToUpper(c.Name.Parts[0])) && !a.strongColumn(c.Name.Parts[0], ctx) {
 					continue
@@ -191,6 +214,8 @@ func (a *analyzer) visit(e sqlparse.Expr, ctx *exprCtx, emit *acc) {
 			}
 			a.visitWindow(w, ctx, emit)
 		}
+	case *sqlparse.StarExpr:
+		emit.add(a.wholeRow(ctx, x.Qualifier))
 	case *sqlparse.Binary:
 		a.visit(x.Left, ctx, emit)
 		a.visit(x.Right, ctx, emit)
@@ -277,9 +302,13 @@ func (a *analyzer) subquery(q *sqlparse.Query, ctx *exprCtx, emit *acc) {
 		env = ctx.sc.env
 	}
 	rel := a.query(q, env, ctx.sc)
+	parts := a.u64Buf.Take(len(rel.cols)+1, 512)[:0]
+	parts = append(parts, rel.rowDigest)
 	for _, c := range rel.cols {
 		emit.add(c.l)
+		parts = append(parts, c.l.digest)
 	}
+	a.qmemo = append(a.qmemo, queryDigest{q, hashDigests("subquery", parts...)})
 	if len(rel.rowDeps) > 0 {
 		emit.add(&lin{deps: rel.rowDeps})
 	}

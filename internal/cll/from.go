@@ -45,45 +45,19 @@ func (a *analyzer) addTable(te sqlparse.TableExpr, sc *scope, env *cteEnv, out *
 				info.Condition = sqlparse.Format(x.On)
 			}
 		}
+		filtering := x.Type == "SEMI" || x.Type == "ANTI"
 		if len(using) > 0 {
-			if sc.using == nil {
-				sc.using = map[string]*lin{}
-			}
-			for _, u := range using {
-				var ls []*lin
-				for _, side := range [][]*source{left, right} {
-					for _, s := range side {
-						if l, ok := s.rel.find(u); ok {
-							ls = append(ls, l)
-							break
-						}
-						if l, _, ok := s.rel.lookupWeak(u); ok {
-							ls = append(ls, l)
-							break
-						}
-					}
-				}
-				for _, l := range ls {
-					out.rowDeps = a.appendDeps(out.rowDeps, l.deps)
-				}
-				m := mergeLin(ls...)
-				m.kind = KindPassthrough
-				m.orig = u
-				if len(ls) > 0 && ls[0].orig != "" {
-					m.orig = ls[0].orig
-				}
-				sc.using[strings.ToLower(u)] = m
-				for _, s := range append(append([]*source(nil), left...), right...) {
-					if s.usingOf == nil {
-						s.usingOf = map[string]bool{}
-					}
-					s.usingOf[strings.ToLower(u)] = true
-				}
-				*rowParts = append(*rowParts, hashDigests("using", m.digest))
-			}
+			a.joinUsing(sc, left, right, using, filtering, out, rowParts)
 			info.Condition = "USING (" + strings.Join(using, ", ") + ")"
 		}
 		a.st.Joins = append(a.st.Joins, info)
+		if filtering {
+			// A SEMI or ANTI join only filters the left side: the right
+			// side's columns are not part of the result (SELECT * expands
+			// to the left side) and cannot be named after the join; its
+			// keys stay row deps.
+			sc.sources = sc.sources[:before]
+		}
 	case *sqlparse.ParenTable:
 		a.addTable(x.Inner, sc, env, out, rowParts)
 	case *sqlparse.TableRef:
@@ -107,6 +81,69 @@ func (a *analyzer) addTable(te sqlparse.TableExpr, sc *scope, env *cteEnv, out *
 	case *sqlparse.Unpivot:
 		a.addSource(sc, a.unpivot(x, sc, env), out, rowParts)
 	}
+}
+
+// joinUsing merges each USING (or NATURAL) column of a join. The merged
+// column stands for the COALESCE of the key of every table joined through
+// it: a side that already merged the column in an earlier join of a chain
+// (a JOIN b USING (k) JOIN c USING (k)) brings that merge, not only its
+// first table's key. The keys of both sides are row deps. A filtering join
+// (SEMI, ANTI) merges nothing: the result keeps the left side's column.
+func (a *analyzer) joinUsing(sc *scope, left, right []*source, using []string, filtering bool, out *relation, rowParts *[]uint64) {
+	if sc.using == nil && !filtering {
+		sc.using = map[string]*lin{}
+	}
+	for _, u := range using {
+		key := strings.ToLower(u)
+		var ls []*lin
+		for _, side := range [2][]*source{left, right} {
+			if l := usingSide(side, key, u); l != nil {
+				ls = append(ls, l)
+			}
+		}
+		for _, l := range ls {
+			out.rowDeps = a.appendDeps(out.rowDeps, l.deps)
+		}
+		if filtering {
+			continue
+		}
+		m := mergeLin(ls...)
+		m.kind = KindPassthrough
+		m.orig = u
+		if len(ls) > 0 && ls[0].orig != "" {
+			m.orig = ls[0].orig
+		}
+		sc.using[key] = m
+		for _, side := range [2][]*source{left, right} {
+			for _, s := range side {
+				if s.usingOf == nil {
+					s.usingOf = map[string]*lin{}
+				}
+				s.usingOf[key] = m
+			}
+		}
+		*rowParts = append(*rowParts, hashDigests("using", m.digest))
+	}
+}
+
+// usingSide is the lineage of USING column u (lower-cased key) on one side
+// of a join: the column merged by an earlier join on that side, else the
+// first of its tables that has the column.
+func usingSide(side []*source, key, u string) *lin {
+	for _, s := range side {
+		if m := s.usingOf[key]; m != nil {
+			return m
+		}
+	}
+	for _, s := range side {
+		if l, ok := s.rel.find(u); ok {
+			return l
+		}
+		if l, _, ok := s.rel.lookupWeak(u); ok {
+			return l
+		}
+	}
+	return nil
 }
 
 func (s *source) display() string {

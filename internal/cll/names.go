@@ -114,6 +114,20 @@ func worse(a, b Confidence) Confidence {
 	return a
 }
 
+// mayHave reports whether a source of unknown columns that an unqualified
+// name can reach does not list name but may have it.
+func mayHave(srcs []*source, name string) bool {
+	for _, s := range srcs {
+		if s.qualifiedOnly || s.rel.isKnown() {
+			continue
+		}
+		if _, ok := s.rel.find(name); !ok {
+			return true
+		}
+	}
+	return false
+}
+
 func (a *analyzer) resolveUnqualified(name string, ctx *exprCtx, c *sqlparse.ColumnRef) (*lin, bool) {
 	if len(c.Name.Parts) == 1 && !c.Name.IsQuoted(0) && inUpper(niladic, name) && !a.strongColumn(name, ctx) {
 		return &lin{kind: KindSource, digest: hashStr(strings.ToUpper(name))}, true
@@ -143,16 +157,22 @@ func (a *analyzer) resolveUnqualified(name string, ctx *exprCtx, c *sqlparse.Col
 				strong = append(strong, l)
 			}
 		}
-		if len(strong) == 1 {
+		// Several sources with the column: the engines' rule is the first
+		// in FROM order, a guess about what the author meant. So is one
+		// when another source's columns are unknown and may include it.
+		if len(strong) == 1 && !mayHave(sc.sources, name) {
 			return strong[0], true
 		}
-		if len(strong) > 1 {
+		if len(strong) > 0 {
 			return withConf(strong[0], Inferred), true
 		}
 		if sc == ctx.sc {
 			if l, ok := findAlias(); ok {
 				return l, true
 			}
+		}
+		if s := rowSource(sc.sources, name); s != nil && len(c.Name.Parts) == 1 {
+			return a.rowOf([]*source{s}), true
 		}
 		var weak []*lin
 		var weakConf []Confidence

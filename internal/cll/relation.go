@@ -36,6 +36,9 @@ type relation struct {
 	// anyCol answers every name (table functions like UNNEST/FLATTEN,
 	// whose element fields are not known).
 	anyCol *lin
+	// moreCols marks a relation with columns beyond cols, all with lineage
+	// anyCol (a PIVOT whose value columns come from the data).
+	moreCols bool
 	// starFrom lists open relations whose columns flow through an
 	// unexpanded star, so that outer queries can still name them.
 	starFrom  []*relation
@@ -92,7 +95,9 @@ type source struct {
 	alias         string
 	name          []string // table name parts for physical/CTE refs
 	rel           *relation
-	usingOf       map[string]bool
+	// usingOf maps a USING/NATURAL column (lower-cased) the source was
+	// joined on to the merged column's lineage.
+	usingOf map[string]*lin
 }
 
 type scope struct {

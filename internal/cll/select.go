@@ -53,6 +53,17 @@ func (a *analyzer) selectBlock(s *sqlparse.Select, env *cteEnv, outer *scope, or
 		if sc.items == nil {
 			sc.items = a.rcolBuf.Take(len(s.Items)-idx, 512)[:0]
 		}
+		if calls := columnsCalls(it.Expr); len(calls) > 0 {
+			cols := a.expandColumns(it, calls, sc)
+			sc.items = a.appendRcols(sc.items, cols...)
+			if s.GroupByAll {
+				agg := hasAggregate(it.Expr)
+				for range cols {
+					aggItems = append(aggItems, agg)
+				}
+			}
+			continue
+		}
 		ctx := &exprCtx{sc: sc, aliases: sc.items}
 		l := a.exprLin(it.Expr, ctx)
 		name := it.Alias

@@ -652,6 +652,12 @@ func (p *parser) parseSelectList(s *Select) {
 	} else {
 		p.acceptKwID(kwALL)
 	}
+	if p.isKwID(kwAS) && p.tok(1).Kind == Ident {
+		if as := selectAsKinds[strings.ToUpper(p.tok(1).Text)]; as != "" {
+			s.As = as
+			p.i += 2
+		}
+	}
 	if p.isKwID(kwTOP) && p.tok(1).Kind == Number {
 		p.i += 2
 	}
@@ -701,30 +707,6 @@ func (p *parser) parseSelectItem() *SelectItem {
 				p.parseStarModifiers(st)
 				return it
 			}
-		}
-		if isKwID(*t, kwCOLUMNS) && p.tok(1).Kind == Op && p.tok(1).Text == "(" {
-			save := p.i
-			p.i += 2
-			st := &Star{Columns: true}
-			switch nt := p.peek(); {
-			case nt.Kind == String:
-				st.Regex = nt.Text
-				p.i++
-			case nt.Kind == Op && nt.Text == "*":
-				p.i++
-			default:
-				// A lambda or list selector: keep it as an unfiltered star.
-				p.parseExpr()
-				st.Regex = ""
-			}
-			if p.acceptOp(")") && (p.isClauseStart() || p.isOp(",") || p.isKwID(kwAS) || isIdentTok(p.peek())) {
-				it.Star = st
-				if p.acceptKwID(kwAS) {
-					p.parseIdent()
-				}
-				return it
-			}
-			p.i = save
 		}
 	}
 	it.Expr = p.parseExpr()
@@ -1236,30 +1218,36 @@ func (p *parser) parsePivot(src TableExpr) TableExpr {
 			break
 		}
 	}
-	for p.acceptKwID(kwFOR) {
+	// FOR a IN (...) [[FOR] b IN (...)]: DuckDB lists further pivot
+	// columns without repeating FOR.
+	for p.acceptKwID(kwFOR) || len(pv.For) > 0 && (isIdentTok(p.peek()) || p.isOp("(")) && !p.isKwID(kwGROUP) && !p.isKwID(kwDEFAULT) {
 		pv.For = append(pv.For, p.parsePivotForTarget())
 		p.expectKwID(kwIN)
 		p.expectOp("(")
+		var in []*SelectItem
 		if p.acceptKwID(kwANY) {
+			pv.Dynamic = true
 			if p.acceptKwID(kwORDER, kwBY) {
 				p.parseOrderItems()
 			}
 		} else if p.startsQuery() {
+			pv.Dynamic = true
 			p.parseQuery()
 		} else {
 			for !p.isOp(")") {
 				it := &SelectItem{Pos: p.tok(0).Pos, Expr: p.parseExpr()}
 				p.parseAlias(&it.Alias, &it.AliasQuoted)
-				pv.In = append(pv.In, it)
+				in = append(in, it)
 				if !p.acceptOp(",") {
 					break
 				}
 			}
 		}
+		pv.In = append(pv.In, in)
 		p.expectOp(")")
 	}
 	if p.acceptKwID(kwGROUP, kwBY) {
-		p.parseExprList()
+		pv.GroupBy = p.parseExprList()
 	}
 	if p.acceptKwID(kwDEFAULT, kwON, kwNULL) {
 		p.skipParens()
@@ -1925,6 +1913,12 @@ func (p *parser) parsePrimaryBody() Expr {
 			return l
 		case "*":
 			p.i++
+			// DuckDB *COLUMNS(...) unpacks the selected columns as
+			// arguments of one call.
+			if isKwID(p.peek(), kwCOLUMNS) && p.tok(1).Kind == Op && p.tok(1).Text == "(" {
+				n := p.parseName()
+				return &Unary{Op: "*", Expr: p.parseFuncCall(n)}
+			}
 			return &StarExpr{}
 		case ":":
 			// :name bind parameter

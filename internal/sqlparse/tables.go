@@ -218,6 +218,9 @@ func upperTypeName(s string) string {
 	return strings.ToUpper(s)
 }
 
+// selectAsKinds are BigQuery's SELECT AS kinds.
+var selectAsKinds = map[string]string{"STRUCT": "STRUCT", "VALUE": "VALUE"}
+
 var typedLiteralTypes = map[string]bool{"DATE": true, "TIMESTAMP": true, "TIME": true, "DATETIME": true,
 	"TIMESTAMPTZ": true, "TIMESTAMP_NTZ": true, "TIMESTAMP_LTZ": true, "TIMESTAMP_TZ": true, "JSON": true,
 	"NUMERIC": true, "BIGNUMERIC": true, "DECIMAL": true, "UUID": true, "INET": true, "BYTES": true}
