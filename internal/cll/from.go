@@ -20,11 +20,14 @@ func (a *analyzer) addSource(sc *scope, src *source, out *relation, rowParts *[]
 func (a *analyzer) addTable(te sqlparse.TableExpr, sc *scope, env *cteEnv, out *relation, rowParts *[]uint64) {
 	switch x := te.(type) {
 	case *sqlparse.Join:
+		// This join's sides are the sources it adds: a join nested on the
+		// right ((c JOIN d) after a, b) does not see the sources before it.
+		start := len(sc.sources)
 		a.addTable(x.Left, sc, env, out, rowParts)
 		before := len(sc.sources)
 		a.addTable(x.Right, sc, env, out, rowParts)
 		right := sc.sources[before:]
-		left := sc.sources[:before]
+		left := sc.sources[start:before]
 		jt := x.Type
 		if x.Natural {
 			jt = "NATURAL " + jt

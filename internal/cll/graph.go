@@ -58,9 +58,15 @@ type graphIndex struct {
 	upOff   []int32
 	up      []int32
 	// outs[outsOff[g]:outsOff[g+1]] are the output columns of row-set
-	// group g (one model with lineage).
+	// group g (one model with lineage); rowsOf[g] is its pseudo column
+	// "*" (the model as a whole), or -1 when no model reads its rows.
 	outsOff []int32
 	outs    []int32
+	rowsOf  []int32
+	// real marks the columns that are output columns or deps; the others
+	// are the pseudo columns "*" of relations read (their rows), kept out
+	// of results.
+	real []bool
 	// nodeCols[nodeColsOff[n]:nodeColsOff[n+1]] lists node n's columns.
 	nodeColsOff []int32
 	nodeCols    []int32
@@ -119,6 +125,19 @@ func (g *graphIndex) id(nc NodeColumn) int32 {
 	g.nodeOf = append(g.nodeOf, ni)
 	return i
 }
+
+// realID is id for a column that is an output column or a dep.
+func (g *graphIndex) realID(nc NodeColumn) int32 {
+	i := g.id(nc)
+	for int(i) >= len(g.real) {
+		g.real = append(g.real, false)
+	}
+	g.real[i] = true
+	return i
+}
+
+// isReal reports whether column i is an output column or a dep.
+func (g *graphIndex) isReal(i int32) bool { return int(i) < len(g.real) && g.real[i] }
 
 // lowerEquals reports whether strings.ToLower(s) == lower, without
 // allocating for ASCII s.
@@ -198,6 +217,7 @@ func buildGraphIndex(p *ProjectLineage) *graphIndex {
 	// lastRow and lastRead dedupe within one model: a repeated row-set
 	// edge is skipped by any traversal, a repeated reader is one reader.
 	var lastRow, lastRead []int32
+	var groupModel []string
 	for mi, id := range ids {
 		ml := p.Models[id]
 		mark := int32(mi + 1)
@@ -214,11 +234,11 @@ func buildGraphIndex(p *ProjectLineage) *graphIndex {
 		}
 		outs := make([]int32, len(ml.Columns))
 		for i, c := range ml.Columns {
-			outs[i] = g.id(NodeColumn{Node: id, Column: c.Name})
+			outs[i] = g.realID(NodeColumn{Node: id, Column: c.Name})
 		}
 		for i, c := range ml.Columns {
 			for _, d := range c.Deps {
-				from := g.id(d.nodeColumn())
+				from := g.realID(d.nodeColumn())
 				downFrom = append(downFrom, from)
 				downEdges = append(downEdges, edge{to: outs[i], via: viaValue})
 				upFrom = append(upFrom, outs[i])
@@ -226,32 +246,59 @@ func buildGraphIndex(p *ProjectLineage) *graphIndex {
 				read(from)
 			}
 		}
-		if len(ml.RowDeps) > 0 {
+		// The model's rows depend on its row deps and on the rows of every
+		// relation it reads: a row-set edge from each to all its columns.
+		// A relation's rows are its pseudo column "*" (the node as a
+		// whole), so that COUNT(*), which reads no column, is reached
+		// when they change.
+		reads := len(ml.Parents) + len(ml.Unmatched)
+		if ml.Opaque {
+			// Opaque readers are reached whole through opaqueKids.
+			reads = 0
+		}
+		if len(ml.RowDeps) > 0 || reads > 0 {
 			group := int32(len(g.outsOff))
 			g.outsOff = append(g.outsOff, int32(len(g.outs)))
 			g.outs = append(g.outs, outs...)
-			for _, d := range ml.RowDeps {
-				from := g.id(d.nodeColumn())
-				read(from)
+			groupModel = append(groupModel, id)
+			rowEdge := func(from int32) {
 				if len(outs) == 0 {
-					continue
+					return
 				}
 				for int(from) >= len(lastRow) {
 					lastRow = append(lastRow, 0)
 				}
 				if lastRow[from] == mark {
-					continue
+					return
 				}
 				lastRow[from] = mark
 				downFrom = append(downFrom, from)
 				downEdges = append(downEdges, edge{to: group, via: viaRowSet})
 			}
+			for _, d := range ml.RowDeps {
+				from := g.realID(d.nodeColumn())
+				read(from)
+				rowEdge(from)
+			}
+			if reads > 0 {
+				for _, p := range ml.Parents {
+					rowEdge(g.id(NodeColumn{Node: p, Column: "*"}))
+				}
+				for _, r := range ml.Unmatched {
+					rowEdge(g.id(ColumnDep{Relation: r, Column: "*"}.nodeColumn()))
+				}
+			}
 		}
 	}
 	g.outsOff = append(g.outsOff, int32(len(g.outs)))
+	// When a model's rows change, so does the model as a whole.
+	g.rowsOf = make([]int32, len(groupModel))
+	for i, m := range groupModel {
+		g.rowsOf[i] = g.lookup(NodeColumn{Node: m, Column: "*"})
+	}
 	n := len(g.colName)
 	// The index lives as long as the lineage: drop append slack.
-	g.colName, g.nodeOf, g.idNext = slices.Clone(g.colName), slices.Clone(g.nodeOf), slices.Clone(g.idNext)
+	g.colName, g.nodeOf, g.idNext, g.real = slices.Clone(g.colName), slices.Clone(g.nodeOf), slices.Clone(g.idNext), slices.Clone(g.real)
 	g.downOff, g.down = csr(n, downFrom, downEdges)
 	g.upOff, g.up = csr(n, upFrom, upCols)
 	colIDs := make([]int32, n)

@@ -138,6 +138,10 @@ func newImpactScratch(g *graphIndex) *impactScratch {
 
 // Impact follows lineage downstream from the changed columns. Opaque
 // models are always treated as reached (their SQL cannot rule impact out).
+// A changed column named "*" stands for the node as a whole: its row set
+// changed (or, for a node without lineage, anything may have), which
+// reaches every model that reads it, even one reading no column of it
+// (SELECT count(*) FROM it), and, through them, the models reading theirs.
 func (p *ProjectLineage) Impact(changed []NodeColumn) *ImpactResult {
 	g := p.index()
 	res := &ImpactResult{Changed: changed, Columns: []ImpactedColumn{}, Models: []ImpactedModel{}, NotReached: []UnreachedModel{}}
@@ -198,6 +202,9 @@ func (p *ProjectLineage) Impact(changed []NodeColumn) *ImpactResult {
 			for _, o := range g.outsOf(e.to) {
 				push(o, cur, viaRowSet)
 			}
+			if r := g.rowsOf[e.to]; r >= 0 {
+				push(r, cur, viaRowSet)
+			}
 		}
 		ni := g.nodeOf[cur]
 		if nodeDone[ni] {
@@ -224,7 +231,21 @@ func (p *ProjectLineage) Impact(changed []NodeColumn) *ImpactResult {
 			}
 		}
 	}
+	// The pseudo columns "*" of relations read (their rows) carry the
+	// traversal but are not columns to report.
 	order := queue[seeds:]
+	for k, i := range order {
+		if !g.isReal(i) {
+			shown := slices.Clone(order[:k])
+			for _, j := range order[k+1:] {
+				if g.isReal(j) {
+					shown = append(shown, j)
+				}
+			}
+			order = shown
+			break
+		}
+	}
 	res.Columns = make([]ImpactedColumn, len(order), len(order)+len(extra))
 	// Count the reached columns per node first, so that every node's
 	// column list is an exact slice of one shared array.
@@ -365,6 +386,9 @@ func (p *ProjectLineage) Downstream(c NodeColumn) []NodeColumn {
 			for _, o := range g.outsOf(e.to) {
 				visit(o)
 			}
+			if r := g.rowsOf[e.to]; r >= 0 {
+				visit(r)
+			}
 		}
 	})
 }
@@ -394,7 +418,9 @@ func (g *graphIndex) traverse(start NodeColumn, next func(int32, func(int32))) [
 		next(cur, func(i int32) {
 			if !seen[i] {
 				seen[i] = true
-				out = append(out, g.col(i))
+				if g.isReal(i) {
+					out = append(out, g.col(i))
+				}
 				queue = append(queue, i)
 			}
 		})

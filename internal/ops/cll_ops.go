@@ -87,6 +87,9 @@ func (l *impactLineage) Reach(_ context.Context, changes []impact.ColumnChange) 
 			} else {
 				cols = columnsReadFrom(l.current, ch.ModelID)
 			}
+			// "*", the node as a whole: its rows changed, which reaches
+			// readers of no column of it (count(*)).
+			cols = append(cols, "*")
 		}
 		for _, c := range cols {
 			start = append(start, cll.NodeColumn{Node: ch.ModelID, Column: c})

@@ -2014,6 +2014,10 @@ func (p *parser) parsePrimaryBody() Expr {
 			if nt.Kind == Op && nt.Text == "(" {
 				p.i++
 				f := p.parseFuncCall(Name{Parts: []string{"STRUCT"}, Pos: t.Pos})
+				if f.Star {
+					// Spark/Databricks struct(*): every column.
+					return &List{Kind: "STRUCT", Items: []Expr{&StarExpr{}}}
+				}
 				return &List{Kind: "STRUCT", Items: f.Args}
 			}
 		case "LAMBDA":
