@@ -69,13 +69,14 @@ func containsFunc(fs []*sqlparse.Func, f *sqlparse.Func) bool {
 func (a *analyzer) expandColumns(it *sqlparse.SelectItem, calls []*sqlparse.Func, sc *scope) []rcol {
 	pick := &columnsPick{calls: calls, sel: make([][]rcol, len(calls))}
 	n := -1
+	var unknown []rcol
 	for i, f := range calls {
-		pick.sel[i] = a.columnsOf(f, sc)
+		pick.sel[i], unknown = a.columnsOf(f, sc, unknown)
 		if n < 0 || len(pick.sel[i]) < n {
 			n = len(pick.sel[i])
 		}
 	}
-	out := make([]rcol, 0, n)
+	out := make([]rcol, 0, n+len(unknown))
 	for k := 0; k < n; k++ {
 		name := it.Alias
 		if name == "" {
@@ -95,7 +96,9 @@ func (a *analyzer) expandColumns(it *sqlparse.SelectItem, calls []*sqlparse.Func
 		l.digest = hashDigests("columns", parts...)
 		out = append(out, rcol{name: name, l: classify(it.Expr, l, name)})
 	}
-	return out
+	// Columns the selector may match but that are not known: the star
+	// over them keeps the output incomplete (and the query opaque).
+	return append(out, unknown...)
 }
 
 // visitColumns reports what a COLUMNS call reads: the column the expansion
@@ -114,29 +117,30 @@ func (a *analyzer) visitColumns(f *sqlparse.Func, ctx *exprCtx, emit *acc) {
 	if ctx.sc == nil {
 		return
 	}
-	for _, c := range a.columnsOf(f, ctx.sc) {
+	sel, unknown := a.columnsOf(f, ctx.sc, nil)
+	for _, c := range append(sel, unknown...) {
 		emit.add(c.l)
 	}
 }
 
 // columnsOf is the columns of scope sc a COLUMNS call selects, in FROM
-// order. A selector it cannot evaluate, or sources of unknown columns, make
-// the query opaque.
-func (a *analyzer) columnsOf(f *sqlparse.Func, sc *scope) []rcol {
+// order, and, appended to unknown, the star over sources of unknown columns
+// it may also select. A selector it cannot evaluate makes the query opaque.
+func (a *analyzer) columnsOf(f *sqlparse.Func, sc *scope, unknown []rcol) ([]rcol, []rcol) {
 	st := &sqlparse.Star{}
 	var keep func(string) bool
 	switch {
 	case f.Star:
 	case len(f.Args) != 1:
 		a.opaque = append(a.opaque, "COLUMNS(...) takes one selector")
-		return nil
+		return nil, unknown
 	default:
 		switch x := f.Args[0].(type) {
 		case *sqlparse.Literal:
 			re, err := regexp.Compile(x.Value)
 			if x.Kind != "string" || err != nil {
 				a.opaque = append(a.opaque, "invalid COLUMNS regular expression")
-				return nil
+				return nil, unknown
 			}
 			keep = re.MatchString
 		case *sqlparse.StarExpr:
@@ -147,7 +151,7 @@ func (a *analyzer) columnsOf(f *sqlparse.Func, sc *scope) []rcol {
 				lit, ok := item.(*sqlparse.Literal)
 				if !ok || lit.Kind != "string" {
 					a.opaque = append(a.opaque, "COLUMNS list of names that are not string literals")
-					return nil
+					return nil, unknown
 				}
 				names[strings.ToLower(lit.Value)] = true
 			}
@@ -156,26 +160,28 @@ func (a *analyzer) columnsOf(f *sqlparse.Func, sc *scope) []rcol {
 			pred, ok := namePredicate(x)
 			if !ok {
 				a.opaque = append(a.opaque, "COLUMNS lambda that is not a test of the column name")
-				return nil
+				return nil, unknown
 			}
 			keep = pred
 		default:
 			a.opaque = append(a.opaque, "COLUMNS selector that is not a regular expression, list, lambda or star")
-			return nil
+			return nil, unknown
 		}
 	}
 	all := a.expandStar(st, sc, sc.env, &relation{})
 	out := make([]rcol, 0, len(all))
 	for _, c := range all {
 		if c.name == "*" {
-			a.opaque = append(a.opaque, "COLUMNS(...) over a relation with unknown columns")
+			if len(unknown) == 0 {
+				unknown = append(unknown, c)
+			}
 			continue
 		}
 		if keep == nil || keep(c.name) {
 			out = append(out, c)
 		}
 	}
-	return out
+	return out, unknown
 }
 
 // namePredicate turns a lambda over a column name into a test, for the forms

@@ -130,3 +130,74 @@ func inUpper(set map[string]bool, s string) bool {
 	}
 	return set[strings.ToUpper(s)]
 }
+
+// indexMin is the number of columns from which lookups by name use a
+// nameIndex instead of a scan.
+const indexMin = 64
+
+// nameIndex finds the first of a list of names equal to a name under
+// equalFold, for ASCII names; other names fall back to a scan.
+type nameIndex struct {
+	// first and n identify the relation columns indexed, for isFor.
+	first *rcol
+	n     int
+	pos   map[string]int32
+	ascii bool
+}
+
+func newNameIndex[T any](list []T, name func(T) string) *nameIndex {
+	ix := &nameIndex{n: len(list), pos: make(map[string]int32, len(list)), ascii: true}
+	var buf [128]byte
+	for i, x := range list {
+		key, ok := lowerASCII(buf[:0], name(x))
+		if !ok {
+			ix.ascii = false
+			return ix
+		}
+		if _, dup := ix.pos[string(key)]; !dup {
+			ix.pos[string(key)] = int32(i)
+		}
+	}
+	return ix
+}
+
+// isFor reports whether ix was built for cols.
+func (ix *nameIndex) isFor(cols []rcol) bool {
+	return ix.n == len(cols) && len(cols) > 0 && ix.first == &cols[0]
+}
+
+// lookup returns the position of name, or -1; final is false when the
+// index cannot decide (non-ASCII names) and the caller must scan.
+func (ix *nameIndex) lookup(name string) (pos int, final bool) {
+	if !ix.ascii {
+		return -1, false
+	}
+	var buf [128]byte
+	key, ok := lowerASCII(buf[:0], name)
+	if !ok {
+		return -1, false
+	}
+	if i, hit := ix.pos[string(key)]; hit {
+		return int(i), true
+	}
+	return -1, true
+}
+
+// lowerASCII appends s lower-cased to dst when s is ASCII and fits dst's
+// capacity; ok is false otherwise.
+func lowerASCII(dst []byte, s string) ([]byte, bool) {
+	if len(s) > cap(dst)-len(dst) {
+		return nil, false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x80 {
+			return nil, false
+		}
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		dst = append(dst, c)
+	}
+	return dst, true
+}

@@ -81,6 +81,9 @@ type ModelLineage struct {
 	// (appendNames): a list per model would stay in memory as long as
 	// the lineage, for the garbage collector to scan.
 	namesHash uint64
+	// colIndex finds a column of a wide model by name, built on first use
+	// (lineage is shared between goroutines, hence atomic).
+	colIndex atomic.Pointer[nameIndex]
 }
 
 // fullyKnown reports whether the output columns are all known by name, so
@@ -133,6 +136,19 @@ func (m *ModelLineage) ModelStructure() *ModelStructure {
 
 // Column returns the output column with this name (case-insensitive).
 func (m *ModelLineage) Column(name string) (*ModelColumn, bool) {
+	if len(m.Columns) >= indexMin {
+		ix := m.colIndex.Load()
+		if ix == nil {
+			ix = newNameIndex(m.Columns, func(c ModelColumn) string { return c.Name })
+			m.colIndex.Store(ix)
+		}
+		if i, final := ix.lookup(name); final {
+			if i < 0 {
+				return nil, false
+			}
+			return &m.Columns[i], true
+		}
+	}
 	for i := range m.Columns {
 		if equalFold(m.Columns[i].Name, name) {
 			return &m.Columns[i], true

@@ -46,6 +46,8 @@ type relation struct {
 	rowDigest uint64
 	// dig, when set, digests the columns of an open relation.
 	dig *analyzer
+	// idx finds columns of a wide relation by name (see find).
+	idx *nameIndex
 }
 
 type rcol struct {
@@ -54,6 +56,22 @@ type rcol struct {
 }
 
 func (r *relation) find(name string) (*lin, bool) {
+	if len(r.cols) >= indexMin {
+		// Wide relations are indexed, so that resolving every column of
+		// a 40,000-column select list is linear, not quadratic. The index
+		// belongs to the cols it was built for: a copy of the relation
+		// with other columns (renameCols) builds its own.
+		if r.idx == nil || !r.idx.isFor(r.cols) {
+			r.idx = newNameIndex(r.cols, func(c rcol) string { return c.name })
+			r.idx.first = &r.cols[0]
+		}
+		if i, final := r.idx.lookup(name); final {
+			if i < 0 {
+				return nil, false
+			}
+			return r.cols[i].l, true
+		}
+	}
 	for i := range r.cols {
 		if equalFold(r.cols[i].name, name) {
 			return r.cols[i].l, true
@@ -143,6 +161,13 @@ func dedupDepsIn(ds []dep, mem *resMem) []dep {
 	if len(ds) <= 1 {
 		return ds
 	}
+	if len(ds) > indexMin {
+		// A long list (the row deps of a wide GROUP BY ALL, a whole row of
+		// a wide table): a map keeps dedup linear.
+		if out, ok := dedupDepsMap(ds, mem); ok {
+			return out
+		}
+	}
 	// Dep lists are short; a quadratic scan beats building a map. Most
 	// have no duplicate: return them as they are (deps are never written
 	// in place, so sharing is safe).
@@ -169,6 +194,52 @@ next:
 		out = append(out, d)
 	}
 	return out
+}
+
+// dedupDepsMap is dedupDepsIn for ASCII names, by map; ok is false when a
+// name is not ASCII (equalFold then decides, by scan).
+func dedupDepsMap(ds []dep, mem *resMem) ([]dep, bool) {
+	at := make(map[string]int, len(ds))
+	var buf [256]byte
+	keys := make([]string, len(ds))
+	dup := false
+	for i, d := range ds {
+		k, ok := lowerASCII(buf[:0], d.table)
+		if ok {
+			k = append(k, 0)
+			k, ok = lowerASCII(k, d.col)
+		}
+		if !ok {
+			return nil, false
+		}
+		keys[i] = string(k)
+		if _, seen := at[keys[i]]; seen {
+			dup = true
+		} else {
+			at[keys[i]] = -1
+		}
+	}
+	if !dup {
+		return ds, true
+	}
+	var out []dep
+	if mem != nil {
+		out = mem.depBuf.Take(len(ds), 512)[:0]
+	} else {
+		out = make([]dep, 0, len(ds))
+	}
+	for i, d := range ds {
+		if j := at[keys[i]]; j >= 0 {
+			// Keep the best confidence seen for an edge.
+			if d.conf == Exact || d.conf == Inferred && out[j].conf == Unknown {
+				out[j].conf = d.conf
+			}
+			continue
+		}
+		at[keys[i]] = len(out)
+		out = append(out, d)
+	}
+	return out, true
 }
 
 func hasDupDeps(ds []dep) bool {
