@@ -35,6 +35,11 @@ func columnsCall(e sqlparse.Expr) (*sqlparse.Func, bool) {
 // columnsCalls lists the COLUMNS calls a select item expands over: all in
 // the expression except those unpacked by *COLUMNS(...).
 func columnsCalls(e sqlparse.Expr) []*sqlparse.Func {
+	switch e.(type) {
+	case *sqlparse.ColumnRef, *sqlparse.Literal:
+		// The common items, without a walk.
+		return nil
+	}
 	var calls, unpacked []*sqlparse.Func
 	walkExpr(e, func(x sqlparse.Expr) {
 		if u, ok := x.(*sqlparse.Unary); ok && u.Op == "*" {

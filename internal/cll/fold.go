@@ -105,7 +105,14 @@ func hasDotSuffix(s, suf string) bool {
 // upperASCII appends s upper-cased to dst when s is ASCII and fits dst's
 // capacity (a stack buffer), so that lookups need no allocation; ok is
 // false otherwise and the caller falls back to strings.ToUpper.
-func upperASCII(dst []byte, s string) ([]byte, bool) {
+func upperASCII(dst []byte, s string) ([]byte, bool) { return caseASCII(dst, s, 'a', 'A') }
+
+// lowerASCII is upperASCII for lower case.
+func lowerASCII(dst []byte, s string) ([]byte, bool) { return caseASCII(dst, s, 'A', 'a') }
+
+// caseASCII appends s to dst with the letters from..from+25 moved to
+// to..to+25.
+func caseASCII(dst []byte, s string, from, to byte) ([]byte, bool) {
 	if len(s) > cap(dst)-len(dst) {
 		return nil, false
 	}
@@ -114,8 +121,8 @@ func upperASCII(dst []byte, s string) ([]byte, bool) {
 		if c >= 0x80 {
 			return nil, false
 		}
-		if c >= 'a' && c <= 'z' {
-			c -= 'a' - 'A'
+		if c >= from && c <= from+25 {
+			c = c - from + to
 		}
 		dst = append(dst, c)
 	}
@@ -181,23 +188,4 @@ func (ix *nameIndex) lookup(name string) (pos int, final bool) {
 		return int(i), true
 	}
 	return -1, true
-}
-
-// lowerASCII appends s lower-cased to dst when s is ASCII and fits dst's
-// capacity; ok is false otherwise.
-func lowerASCII(dst []byte, s string) ([]byte, bool) {
-	if len(s) > cap(dst)-len(dst) {
-		return nil, false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= 0x80 {
-			return nil, false
-		}
-		if c >= 'A' && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		dst = append(dst, c)
-	}
-	return dst, true
 }
