@@ -239,7 +239,7 @@ func mapThrough(s *sqlparse.Select, alias string, g *grain) *grain {
 			}
 			if st := it.Star; st != nil {
 				if (len(st.Qualifier) == 0 || strings.EqualFold(st.Qualifier[len(st.Qualifier)-1], alias)) &&
-					st.Regex == "" && !st.HasILike && !containsFold(st.Exclude, col) && !renamed(st, col) {
+					!st.HasILike && !containsFold(st.Exclude, col) && !renamed(st, col) {
 					name = col
 				}
 				continue
@@ -421,7 +421,7 @@ func mapToOutputs(s *sqlparse.Select, exprs []sqlparse.Expr) ([]string, bool) {
 
 func hasPlainStar(s *sqlparse.Select) bool {
 	for _, it := range s.Items {
-		if st := it.Star; st != nil && st.Regex == "" && !st.HasILike && len(st.Exclude) == 0 && len(st.Rename) == 0 && len(st.Replace) == 0 {
+		if st := it.Star; st != nil && !st.HasILike && len(st.Exclude) == 0 && len(st.Rename) == 0 && len(st.Replace) == 0 {
 			return true
 		}
 	}

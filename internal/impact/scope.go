@@ -198,6 +198,9 @@ func (a *analysis) change(id string) change {
 				ch.roots = append(ch.roots, cll.NodeColumn{Node: id, Column: col})
 			}
 		}
+		// "*" is the node's rows as a whole: a changed row set reaches the
+		// readers of no column of it (select count(*) from it).
+		ch.roots = append(ch.roots, cll.NodeColumn{Node: id, Column: "*"})
 		return ch
 	}
 	ca := cll.CompareModel(b, c)
@@ -223,6 +226,9 @@ func (a *analysis) change(id string) change {
 	}
 	for _, r := range ch.roots {
 		ch.codeChanged = append(ch.codeChanged, r.Column)
+	}
+	if ca.RowSetChanged {
+		ch.roots = append(ch.roots, cll.NodeColumn{Node: id, Column: "*"})
 	}
 	sort.Strings(ch.codeChanged)
 	return ch

@@ -340,6 +340,11 @@ func getCLL(ctx context.Context, s *Session, in *GetCLLInput) (*CLLResult, error
 		}
 	}
 	cmp, _ := s.Comparison(ctx)
+	// Per-node lookups by lower-cased column name, built once per node: a
+	// scan per column made a wide model (40,000 columns) quadratic.
+	modelCols := map[string]map[string][]int{}
+	colTypes := map[string]map[string]string{}
+	statuses := map[string]map[string]string{}
 	for nc := range include {
 		node := res.Nodes[nc.Node]
 		if node == nil {
@@ -361,30 +366,50 @@ func getCLL(ctx context.Context, s *Session, in *GetCLLInput) (*CLLResult, error
 		colID := nc.Node + "_" + nc.Column
 		node.Columns = append(node.Columns, colID)
 		col := &CLLColumn{ID: colID, TableID: nc.Node, Name: nc.Column, TransformationType: "source", DependsOn: []cll.NodeColumn{}}
+		lower := strings.ToLower(nc.Column)
 		if m, ok := pl.Models[nc.Node]; ok {
-			for _, mc := range m.Columns {
-				if strings.EqualFold(mc.Name, nc.Column) {
-					col.TransformationType = string(mc.Kind)
-					for _, d := range mc.Deps {
-						dep := cll.NodeColumn{Node: d.Node, Column: d.Column}
-						if dep.Node == "" {
-							dep.Node = d.Relation
-						}
-						col.DependsOn = append(col.DependsOn, dep)
+			byName, ok := modelCols[nc.Node]
+			if !ok {
+				byName = map[string][]int{}
+				for i, mc := range m.Columns {
+					k := strings.ToLower(mc.Name)
+					byName[k] = append(byName[k], i)
+				}
+				modelCols[nc.Node] = byName
+			}
+			for _, i := range byName[lower] {
+				mc := m.Columns[i]
+				col.TransformationType = string(mc.Kind)
+				for _, d := range mc.Deps {
+					dep := cll.NodeColumn{Node: d.Node, Column: d.Column}
+					if dep.Node == "" {
+						dep.Node = d.Relation
 					}
+					col.DependsOn = append(col.DependsOn, dep)
 				}
 			}
 			if m.Opaque {
 				col.TransformationType = "unknown"
 			}
 		}
-		for _, cc := range p.Current.Columns(nc.Node) {
-			if strings.EqualFold(cc.Name, nc.Column) {
-				col.Type = cc.Type
+		types, ok := colTypes[nc.Node]
+		if !ok {
+			types = map[string]string{}
+			for _, cc := range p.Current.Columns(nc.Node) {
+				types[strings.ToLower(cc.Name)] = cc.Type
 			}
+			colTypes[nc.Node] = types
+		}
+		if t, ok := types[lower]; ok {
+			col.Type = t
 		}
 		if ca, ok := changes[nc.Node]; ok {
-			col.ChangeStatus = columnChange(ca, nc.Column)
+			st, ok := statuses[nc.Node]
+			if !ok {
+				st = columnStatuses(ca)
+				statuses[nc.Node] = st
+			}
+			col.ChangeStatus = st[lower]
 		}
 		res.Columns[colID] = col
 	}
@@ -413,16 +438,19 @@ func nodesOf(cols map[cll.NodeColumn]bool) map[string]bool {
 	return out
 }
 
-func columnChange(ca cll.ChangeAnalysis, col string) string {
+// columnStatuses maps a lower-cased column name to its change status
+// (added before removed before modified).
+func columnStatuses(ca cll.ChangeAnalysis) map[string]string {
+	out := map[string]string{}
 	for _, list := range []struct {
 		names  []string
 		status string
 	}{{ca.Added, "added"}, {ca.Removed, "removed"}, {ca.Modified, "modified"}} {
 		for _, n := range list.names {
-			if strings.EqualFold(n, col) {
-				return list.status
+			if k := strings.ToLower(n); out[k] == "" {
+				out[k] = list.status
 			}
 		}
 	}
-	return ""
+	return out
 }
