@@ -285,7 +285,15 @@ func (a *analysis) prune(ctx context.Context, downstream []*Model) {
 		}
 	}
 	for _, m := range a.byID {
-		if v := via[m.UniqueID]; len(v) > 0 {
+		v := via[m.UniqueID]
+		for k := range v {
+			// "<node>.*" (the node's rows) is evidence only for a model that
+			// no changed column reaches (it reads rows, not columns).
+			if strings.HasSuffix(k, ".*") && len(v) > 1 && hasColumnVia(v) {
+				delete(v, k)
+			}
+		}
+		if len(v) > 0 {
 			m.ImpactedVia = sortedKeys(v)
 			if m.Classification == "downstream" {
 				m.CodeChangedColumns = sortedKeys(cols[m.UniqueID])
@@ -400,4 +408,13 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+func hasColumnVia(v map[string]bool) bool {
+	for k := range v {
+		if !strings.HasSuffix(k, ".*") {
+			return true
+		}
+	}
+	return false
 }
