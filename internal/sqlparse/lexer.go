@@ -262,11 +262,12 @@ func (lx *lexer) next() (Token, error) {
 			lx.i = j
 		case c >= 0x80:
 			r, size := utf8.DecodeRuneInString(src[lx.i:])
-			if unicode.IsSpace(r) {
+			space, ident := lx.d.nonASCII(r)
+			if space {
 				lx.i += size
 				continue
 			}
-			if isIdentStart(r) {
+			if ident {
 				return lx.ident(), nil
 			}
 			return Token{}, lx.errf(lx.i, "unexpected character %q", r)
@@ -275,6 +276,29 @@ func (lx *lexer) next() (Token, error) {
 		}
 	}
 	return Token{Kind: EOF, Pos: lx.pos(lx.i)}, nil
+}
+
+// nonASCII says whether the dialect's own lexer reads a non-ASCII rune as
+// space or as part of an identifier. It must agree with the warehouse:
+// reading a no-break space as space where Postgres reads an identifier byte
+// turns "\u00a0E'\'..." into an escape string, which Postgres does not see,
+// and internal/sqlguard would split statements differently.
+func (d Dialect) nonASCII(r rune) (space, ident bool) {
+	switch d.Name {
+	case "postgres", "redshift":
+		// scan.l: every byte >= 0x80 is an identifier byte.
+		return false, true
+	case "duckdb":
+		// DuckDB turns these into spaces before parsing (measured against
+		// DuckDB 1.5 in internal/sqlguard's fuzz test); any other
+		// non-ASCII rune is an identifier byte, as in Postgres.
+		switch r {
+		case 0xa0, 0x200b, 0x202f, 0x205f, 0x2060, 0x3000, 0xfeff:
+			return true, false
+		}
+		return r >= 0x2000 && r <= 0x200a, !(r >= 0x2000 && r <= 0x200a)
+	}
+	return unicode.IsSpace(r), isIdentStart(r)
 }
 
 // identByte marks the ASCII bytes that continue an identifier.
@@ -303,7 +327,7 @@ func (lx *lexer) ident() Token {
 			break
 		}
 		r, size := utf8.DecodeRuneInString(lx.src[lx.i:])
-		if !isIdentPart(r) {
+		if space, ident := lx.d.nonASCII(r); space || !ident && !isIdentPart(r) {
 			break
 		}
 		lx.i += size
