@@ -258,11 +258,28 @@ func (c *checker) query(toks []sqlparse.Token) error {
 	case "WITH":
 		return c.with(toks[1:], t)
 	case "":
-		return refuse(t, "not a statement Ripple knows ("+describe(t)+")")
+		return &Error{Kind: KindSyntax, Msg: fmt.Sprintf("the SQL starts with %s (line %d, column %d), which does not begin a query; %s", describe(t), t.Pos.Line, t.Pos.Col, allowed)}
 	default:
+		if !statementWords[w] {
+			return &Error{Kind: KindSyntax, Msg: fmt.Sprintf("the SQL starts with %s (line %d, column %d), which is not a SQL statement: check the spelling; %s", w, t.Pos.Line, t.Pos.Col, allowed)}
+		}
 		return refuse(t, "a "+w+" statement")
 	}
 }
+
+// statementWords begin statements that are not read-only queries in one
+// warehouse or another; any other first word is a typo, refused as such.
+var statementWords = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`ABORT ALTER ANALYZE ATTACH BEGIN CALL CHECKPOINT CLOSE CLUSTER COMMENT COMMIT
+		COPY CREATE DEALLOCATE DECLARE DELETE DETACH DISCARD DO DROP END EXECUTE EXPORT FETCH FORCE GET GRANT
+		IMPORT INSERT INSTALL KILL LISTEN LIST LOAD LOCK MERGE MOVE MSCK NOTIFY OPTIMIZE PIVOT PRAGMA PREPARE PUT
+		REFRESH REINDEX RELEASE REMOVE RENAME REPLACE RESET REVOKE ROLLBACK SAVEPOINT SECURITY SET START TRUNCATE
+		UNDROP UNLISTEN UNLOAD UNPIVOT UPDATE UPSERT USE VACUUM`) {
+		m[w] = true
+	}
+	return m
+}()
 
 // with walks the CTE list after WITH and checks each body and the main
 // statement.

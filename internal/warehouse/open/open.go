@@ -24,8 +24,12 @@ type OpenOptions struct {
 	AllowExternalAccess bool
 	// DuckDBPath overrides the profile's path (e.g. a copy or fixture).
 	DuckDBPath string
-	// StatementTimeout bounds each statement in the warehouse when > 0.
+	// StatementTimeout bounds each statement in the warehouse (0: the
+	// profile's statement_timeout, else the default; <0: none).
 	StatementTimeout time.Duration
+	// MaxResultBytes and MaxCellBytes cap results (see warehouse.Limits).
+	MaxResultBytes int64
+	MaxCellBytes   int
 }
 
 // Wired lists the adapter types this build can connect to.
@@ -34,10 +38,12 @@ func Wired() []string { return []string{"duckdb", "postgres"} }
 // Open connects to t. Errors name the profiles file, profile and target,
 // never the password.
 func Open(ctx context.Context, t profiles.Target, opts OpenOptions) (warehouse.Conn, error) {
-	var (
-		conn warehouse.Conn
-		err  error
-	)
+	lim, err := limits(t, opts)
+	if err != nil {
+		return nil, err
+	}
+	opts.StatementTimeout = lim.EffectiveTimeout()
+	var conn warehouse.Conn
 	switch t.Type {
 	case "duckdb":
 		path := t.Path
@@ -95,7 +101,9 @@ func Open(ctx context.Context, t profiles.Target, opts OpenOptions) (warehouse.C
 		}
 		return nil, &warehouse.Error{Class: warehouse.Classify(err), Message: msg, Err: err}
 	}
-	return conn, nil
+	// Every adapter is guarded: one read-only statement per Query, the
+	// statement timeout, byte-capped results.
+	return warehouse.Guarded(conn, lim), nil
 }
 
 func sslMode(t profiles.Target) string {
