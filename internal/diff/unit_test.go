@@ -78,11 +78,11 @@ func TestCheckReadOnly(t *testing.T) {
 		}
 	}
 	for sql, want := range map[string]string{
-		`SELECT '\' ; SET memory_limit='1MB'; SELECT 1 --'`:      "more than one statement",
+		`SELECT '\' ; SET memory_limit='1MB'; SELECT 1 --'`:     "more than one statement",
 		"with d as (delete from t returning *) select * from d": "DELETE",
-		"update t set x = 1":                                    "UPDATE",
-		"select 'unterminated":                                  "unterminated",
-		"-- only a comment":                                     "empty",
+		"update t set x = 1":   "UPDATE",
+		"select 'unterminated": "unterminated",
+		"-- only a comment":    "empty",
 	} {
 		if _, err := env.checkReadOnly(sql); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("checkReadOnly(%q) err = %v, want %q", sql, err, want)
