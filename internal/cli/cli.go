@@ -13,11 +13,13 @@ import (
 	"os"
 	"reflect"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/ripple-data/ripple/internal/dbt"
 	"github.com/ripple-data/ripple/internal/ops"
+	"github.com/ripple-data/ripple/internal/warehouse"
 )
 
 // Version is set at build time with -ldflags "-X .../internal/cli.Version=...".
@@ -54,6 +56,10 @@ type Globals struct {
 	StateFile            string
 	JSON                 bool
 	Verbose              bool
+	// Limits (issue #19; docs/security.md lists them all).
+	StatementTimeout time.Duration
+	MaxResultBytes   int64
+	MaxCellBytes     int
 }
 
 // ExitError carries a process exit code.
@@ -141,6 +147,9 @@ func NewRootCmd(ios IOStreams) *cobra.Command {
 	pf.StringVar(&g.DuckDB, "duckdb", os.Getenv("RIPPLE_DUCKDB"), "use this DuckDB file as the warehouse instead of profiles.yml")
 	pf.BoolVar(&g.DuckDBExternalAccess, "duckdb-external-access", false, "allow DuckDB to read files and URLs outside the database (off by default)")
 	pf.StringVar(&g.StateFile, "state-file", "ripple_state.json", "checks and runs state file")
+	pf.DurationVar(&g.StatementTimeout, "statement-timeout", 0, "stop each warehouse statement after this long (default: the profile's statement_timeout, else 5m; negative: none)")
+	pf.Int64Var(&g.MaxResultBytes, "max-result-bytes", warehouse.DefaultMaxResultBytes, "cap each query result at about this many bytes of rows (truncated: true when cut)")
+	pf.IntVar(&g.MaxCellBytes, "max-cell-bytes", warehouse.DefaultMaxCellBytes, "shorten text values longer than this many bytes")
 	pf.BoolVar(&g.JSON, "json", false, "print the result as JSON (stdout carries only the result)")
 	pf.BoolVarP(&g.Verbose, "verbose", "v", false, "log details to stderr")
 

@@ -16,7 +16,8 @@ import (
 // behind the CLI or the MCP server writes to the warehouse.
 func (g *Globals) warehouseOpener() func(ctx context.Context, p *dbt.Project) (warehouse.Conn, error) {
 	return func(ctx context.Context, p *dbt.Project) (warehouse.Conn, error) {
-		opts := open.OpenOptions{ReadOnly: true, AllowExternalAccess: g.DuckDBExternalAccess}
+		opts := open.OpenOptions{ReadOnly: true, AllowExternalAccess: g.DuckDBExternalAccess,
+			StatementTimeout: g.StatementTimeout, MaxResultBytes: g.MaxResultBytes, MaxCellBytes: g.MaxCellBytes}
 		if g.DuckDB != "" {
 			if _, err := os.Stat(g.DuckDB); err != nil {
 				return nil, fmt.Errorf("the DuckDB file %s given with --duckdb cannot be opened: %w; point --duckdb at the file dbt built (or run `ripple demo`)", g.DuckDB, err)
