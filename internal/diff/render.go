@@ -43,6 +43,9 @@ func (e Env) renderSQL(sql string, s Side) (string, error) {
 			pkg, name = a, b
 		}
 		n, err := e.refNode(m, pkg, name, s)
+		if err == nil {
+			err = e.checkRelation(n, s)
+		}
 		if err != nil {
 			if firstErr == nil {
 				firstErr = err
@@ -55,6 +58,9 @@ func (e Env) renderSQL(sql string, s Side) (string, error) {
 		g := sourceRe.FindStringSubmatch(call)
 		src, tbl := firstNonEmpty(g[1], g[2]), firstNonEmpty(g[3], g[4])
 		n, err := sourceNode(m, src, tbl, s)
+		if err == nil {
+			err = e.checkRelation(n, s)
+		}
 		if err != nil {
 			if firstErr == nil {
 				firstErr = err
