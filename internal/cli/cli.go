@@ -17,6 +17,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ripple-data/ripple/internal/checks"
 	"github.com/ripple-data/ripple/internal/dbt"
 	"github.com/ripple-data/ripple/internal/ops"
 	"github.com/ripple-data/ripple/internal/warehouse"
@@ -60,6 +61,7 @@ type Globals struct {
 	StatementTimeout time.Duration
 	MaxResultBytes   int64
 	MaxCellBytes     int
+	Runs             checks.RunLimits
 }
 
 // ExitError carries a process exit code.
@@ -150,6 +152,8 @@ func NewRootCmd(ios IOStreams) *cobra.Command {
 	pf.DurationVar(&g.StatementTimeout, "statement-timeout", 0, "stop each warehouse statement after this long (default: the profile's statement_timeout, else 5m; negative: none)")
 	pf.Int64Var(&g.MaxResultBytes, "max-result-bytes", warehouse.DefaultMaxResultBytes, "cap each query result at about this many bytes of rows (truncated: true when cut)")
 	pf.IntVar(&g.MaxCellBytes, "max-cell-bytes", warehouse.DefaultMaxCellBytes, "shorten text values longer than this many bytes")
+	pf.IntVar(&g.Runs.MaxRuns, "max-runs", checks.DefaultMaxRuns, "keep at most this many runs in memory and in the state file, oldest dropped first (every check's last run is kept; negative: no bound)")
+	pf.Int64Var(&g.Runs.MaxRunBytes, "max-run-bytes", checks.DefaultMaxRunBytes, "keep at most about this many bytes of run results, oldest dropped first (negative: no bound)")
 	pf.BoolVar(&g.JSON, "json", false, "print the result as JSON (stdout carries only the result)")
 	pf.BoolVarP(&g.Verbose, "verbose", "v", false, "log details to stderr")
 
@@ -200,6 +204,7 @@ func (g *Globals) NewSession(ios IOStreams) *ops.Session {
 		Paths:         dbt.Paths{ProjectDir: g.ProjectDir, TargetPath: g.TargetPath, TargetBasePath: g.TargetBasePath},
 		OpenWarehouse: g.warehouseOpener(),
 		StatePath:     g.StateFile,
+		Runs:          g.Runs,
 		Logger:        slog.New(slog.NewTextHandler(ios.ErrOut, &slog.HandlerOptions{Level: level})),
 	})
 }

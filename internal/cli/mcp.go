@@ -62,6 +62,7 @@ func newMCPCommand(g *Globals, ios IOStreams, reg *ops.Registry) *cobra.Command 
 				Paths:         dbt.Paths{ProjectDir: g.ProjectDir, TargetPath: g.TargetPath, TargetBasePath: g.TargetBasePath},
 				OpenWarehouse: g.warehouseOpener(),
 				StatePath:     g.StateFile,
+				Runs:          g.Runs,
 				Logger:        logger,
 			})
 			defer sess.Close()
