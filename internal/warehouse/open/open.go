@@ -93,9 +93,8 @@ func Open(ctx context.Context, t profiles.Target, opts OpenOptions) (warehouse.C
 		if errors.As(err, &we) && we.Message != "" {
 			msg = we.Message
 		}
-		if t.Password != "" {
-			msg = strings.ReplaceAll(msg, t.Password, "***")
-		}
+		// Masked by shape, not by value: see warehouse.Redact.
+		msg = warehouse.Redact(msg)
 		if t.File != "" {
 			msg = t.Where() + ": " + msg
 		}
