@@ -110,7 +110,9 @@ func TestStatementTimeoutEverywhere(t *testing.T) {
 		slow   string
 	}{
 		{"duckdb", duckTarget, "SELECT SUM(a.range * b.range) FROM range(100000000) a, range(100000) b"},
-		{"postgres", func(t *testing.T) profiles.Target { return pgTarget(t, warehousetest.RequireEnv(t, "RIPPLE_TEST_POSTGRES_DSN")) }, "SELECT pg_sleep(30)"},
+		{"postgres", func(t *testing.T) profiles.Target {
+			return pgTarget(t, warehousetest.RequireEnv(t, "RIPPLE_TEST_POSTGRES_DSN"))
+		}, "SELECT pg_sleep(30)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tg := tc.target(t)
