@@ -62,6 +62,7 @@ type Globals struct {
 	MaxResultBytes   int64
 	MaxCellBytes     int
 	Runs             checks.RunLimits
+	AllowedDirs      []string
 }
 
 // ExitError carries a process exit code.
@@ -154,6 +155,7 @@ func NewRootCmd(ios IOStreams) *cobra.Command {
 	pf.IntVar(&g.MaxCellBytes, "max-cell-bytes", warehouse.DefaultMaxCellBytes, "shorten text values longer than this many bytes")
 	pf.IntVar(&g.Runs.MaxRuns, "max-runs", checks.DefaultMaxRuns, "keep at most this many runs in memory and in the state file, oldest dropped first (every check's last run is kept; negative: no bound)")
 	pf.Int64Var(&g.Runs.MaxRunBytes, "max-run-bytes", checks.DefaultMaxRunBytes, "keep at most about this many bytes of run results, oldest dropped first (negative: no bound)")
+	pf.StringSliceVar(&g.AllowedDirs, "allow-dir", nil, "directories besides the project's that file inputs (compare-observed) may be read from")
 	pf.BoolVar(&g.JSON, "json", false, "print the result as JSON (stdout carries only the result)")
 	pf.BoolVarP(&g.Verbose, "verbose", "v", false, "log details to stderr")
 
@@ -205,6 +207,7 @@ func (g *Globals) NewSession(ios IOStreams) *ops.Session {
 		OpenWarehouse: g.warehouseOpener(),
 		StatePath:     g.StateFile,
 		Runs:          g.Runs,
+		AllowedDirs:   g.AllowedDirs,
 		Logger:        slog.New(slog.NewTextHandler(ios.ErrOut, &slog.HandlerOptions{Level: level})),
 	})
 }

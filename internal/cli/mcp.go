@@ -63,6 +63,7 @@ func newMCPCommand(g *Globals, ios IOStreams, reg *ops.Registry) *cobra.Command 
 				OpenWarehouse: g.warehouseOpener(),
 				StatePath:     g.StateFile,
 				Runs:          g.Runs,
+				AllowedDirs:   g.AllowedDirs,
 				Logger:        logger,
 			})
 			defer sess.Close()

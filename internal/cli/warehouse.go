@@ -24,7 +24,8 @@ func (g *Globals) warehouseOpener() func(ctx context.Context, p *dbt.Project) (w
 			}
 			return open.Open(ctx, profiles.Target{Type: "duckdb", Path: g.DuckDB, Database: p.ModelDatabase()}, opts)
 		}
-		t, err := profiles.Load(profiles.LoadOptions{ProfilesDir: g.ProfilesDir, ProjectDir: g.ProjectDir, Profile: g.Profile, Target: g.Target})
+		// The project's own directory, which set_backend may have changed.
+		t, err := profiles.Load(profiles.LoadOptions{ProfilesDir: g.ProfilesDir, ProjectDir: p.Paths.ProjectDir, Profile: g.Profile, Target: g.Target})
 		if err != nil {
 			return nil, err
 		}

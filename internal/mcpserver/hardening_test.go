@@ -11,8 +11,10 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -360,5 +362,31 @@ func TestServerInfoWarnsAboutSuperuser(t *testing.T) {
 	}
 	if !strings.Contains(logs.String(), "a superuser") {
 		t.Errorf("the warning is not logged (stderr):\n%s", logs.String())
+	}
+}
+
+// TestCompareObservedFileInputsReadOnlyMode is defect 4 where it was found:
+// compare_observed over stdio in --mode read-only answers /dev/zero, a FIFO,
+// the process's stdin and files outside the project with an error at once,
+// and the session goes on.
+func TestCompareObservedFileInputsReadOnlyMode(t *testing.T) {
+	h := newHarness(t, ops.Default(), fixturePaths(t), ModeReadOnly)
+	fifo := filepath.Join(t.TempDir(), "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rc := h.rawStdio(t)
+	rc.initialize("2025-11-25")
+	for i, path := range []string{"/dev/zero", fifo, "/proc/self/fd/0", "/etc/hostname"} {
+		rc.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"compare_observed","arguments":{"observed_file":%q}}}`, i, path))
+		m := rc.recv()
+		res, _ := m["result"].(map[string]any)
+		if res == nil || res["isError"] != true || !strings.Contains(fmt.Sprint(res["content"]), "outside the project directory") {
+			t.Errorf("%s: %v", path, m)
+		}
+	}
+	rc.send(`{"jsonrpc":"2.0","id":"p","method":"ping"}`)
+	if m := rc.recv(); m["id"] != "p" || m["error"] != nil {
+		t.Errorf("session after the probes: %v", m)
 	}
 }

@@ -32,8 +32,11 @@ type Config struct {
 	// StatePath is the checks/runs state file.
 	StatePath string
 	// Runs bounds the run history kept in memory and in the state file.
-	Runs   checks.RunLimits
-	Logger *slog.Logger
+	Runs checks.RunLimits
+	// AllowedDirs are directories besides the project's that file inputs
+	// (compare_observed) may be read from.
+	AllowedDirs []string
+	Logger      *slog.Logger
 }
 
 // Session holds the loaded project, its comparison and the warehouse
