@@ -17,7 +17,7 @@ import (
 var ErrUnsafeOverwrite = errors.New("refusing to overwrite state file")
 
 // StateFile reads and atomically writes one state file. Writers are serialised by a mutex inside
-// the process and an advisory lock file (<path>.lock, flock) across processes. Readers need no
+// the process and an advisory lock file (<target>.lock, flock, removed after each write) across processes. Readers need no
 // lock: a save replaces the file with a single rename, so a reader sees the old or the new file,
 // never a partial one. Safe for concurrent use.
 type StateFile struct {
