@@ -17,9 +17,9 @@ import (
 var ErrUnsafeOverwrite = errors.New("refusing to overwrite state file")
 
 // StateFile reads and atomically writes one state file. Writers are serialised by a mutex inside
-// the process and an advisory lock file (<target>.lock, flock, removed after each write) across processes. Readers need no
-// lock: a save replaces the file with a single rename, so a reader sees the old or the new file,
-// never a partial one. Safe for concurrent use.
+// the process and, across processes, an advisory lock file (<target>.lock, flock, removed after
+// each write). Readers need no lock: a save replaces the file with a single rename, so a reader
+// sees the old or the new file, never a partial one. Safe for concurrent use.
 type StateFile struct {
 	path string
 	mu   sync.Mutex

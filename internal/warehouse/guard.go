@@ -51,11 +51,8 @@ type guarded struct {
 	limits Limits
 }
 
-// Unwrap returns the adapter's own Conn.
+// Unwrap returns the adapter's own Conn, for adapter-specific methods.
 func (g *guarded) Unwrap() Conn { return g.Conn }
-
-// Limits returns the limits the guard applies.
-func (g *guarded) Limits() Limits { return g.limits }
 
 // Warnings forwards the adapter's connection warnings (see Warnings).
 func (g *guarded) Warnings() []string { return Warnings(g.Conn) }

@@ -218,7 +218,7 @@ func (c *Conn) Query(ctx context.Context, query string, opts warehouse.QueryOpti
 			return nil, wrapErr(ctx, err, query)
 		}
 		defer rows.Close()
-		return c.collect(ctx, query, opts, sqlRows{rows})
+		return collect(ctx, query, opts, sqlRows{rows})
 	}
 	if _, err := sqlguard.ReadOnly("duckdb", query); err != nil {
 		return nil, warehouse.Refusal(err, query)
@@ -252,7 +252,7 @@ func (c *Conn) Query(ctx context.Context, query string, opts warehouse.QueryOpti
 			return wrapErr(ctx, err, query)
 		}
 		defer dr.Close()
-		res, err = c.collect(ctx, query, opts, &driverRows{rows: dr})
+		res, err = collect(ctx, query, opts, &driverRows{rows: dr})
 		return err
 	})
 	if err != nil {
@@ -330,7 +330,7 @@ func (r *driverRows) next(dst []any) (bool, error) {
 	return true, nil
 }
 
-func (c *Conn) collect(ctx context.Context, query string, opts warehouse.QueryOptions, rows rowSource) (*warehouse.Result, error) {
+func collect(ctx context.Context, query string, opts warehouse.QueryOptions, rows rowSource) (*warehouse.Result, error) {
 	cols, err := rows.columns()
 	if err != nil {
 		return nil, wrapErr(ctx, err, query)
