@@ -197,7 +197,7 @@ func TestThreeWayMerge(t *testing.T) {
 			t.Errorf("b does not see a's check after saving: %v", err)
 		}
 	})
-	t.Run("the same check created twice becomes one, both ids keep working", func(t *testing.T) {
+	t.Run("the same check created twice becomes one, every id a caller got keeps working", func(t *testing.T) {
 		a, b, path := twoStores(t)
 		ida := mustCreate(t, a, CreateInput{Type: TypeSchemaDiff, Name: "from a"}).CheckID
 		idb := mustCreate(t, b, CreateInput{Type: TypeSchemaDiff, Name: "from b"}).CheckID
@@ -209,8 +209,9 @@ func TestThreeWayMerge(t *testing.T) {
 		if st := load(t, path); len(st.Checks) != 1 || st.Checks[0].ID != min(ida, idb) {
 			t.Fatalf("checks = %+v", st.Checks)
 		}
-		for _, s := range []*Store{a, b} {
-			for _, id := range []string{ida, idb} {
+		// Each store's callers hold its own id; both that and the kept id work.
+		for s, own := range map[*Store]string{a: ida, b: idb} {
+			for _, id := range []string{own, min(ida, idb)} {
 				if _, err := s.Approve(ctx, id); err != nil {
 					t.Errorf("approve %s: %v", id, err)
 				}
