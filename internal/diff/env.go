@@ -182,7 +182,7 @@ func (e Env) resolveModel(name string) (target, error) {
 
 // relationSQL is the quoted relation of a node for use in SQL: the parts
 // of its relation_name, re-quoted for the dialect. A relation_name that is
-// not a relation name is refused by checkRelational before any SQL is built;
+// not a relation name is refused by checkRelation before any SQL is built;
 // should one reach here, it becomes a single quoted identifier (a table that
 // does not exist), never SQL text.
 func relationSQL(d dialect.Dialect, n *dbt.Node) string {
