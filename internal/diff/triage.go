@@ -45,7 +45,7 @@ func Stats(ctx context.Context, env Env, model string, s Side, keys []string) (S
 	if n == nil {
 		return SideStats{Meta: RowCountMeta{Status: StatusNotInManifest, Message: fmt.Sprintf("Model '%s' not found in %s manifest", model, s)}}, nil
 	}
-	if err := checkRelational(n, s); err != nil {
+	if err := env.checkRelation(n, s); err != nil {
 		return SideStats{Meta: RowCountMeta{Status: StatusUnsupportedMaterialization, Message: err.Error()}}, nil
 	}
 	rel := relationSQL(d, n)
@@ -139,7 +139,7 @@ func WithCatalogColumns(env Env) Env {
 			for _, c := range ce.SortedColumns() {
 				cols = append(cols, warehouse.Column{Name: c.Name, Type: c.Type})
 			}
-			cc.cols[relationKey(relationOf(n))] = cols
+			cc.cols[relationKey(env.relationOf(n))] = cols
 		}
 	}
 	env.Conn = cc
@@ -159,7 +159,7 @@ func CatalogStale(ctx context.Context, env Env, model string) bool {
 		if n == nil {
 			continue
 		}
-		rel := relationOf(n)
+		rel := env.relationOf(n)
 		cat, ok := cc.cols[relationKey(rel)]
 		if !ok {
 			continue

@@ -147,7 +147,7 @@ func New(ctx context.Context, o Options) (*Server, error) {
 	}
 	s.fixtureOptions(sopts)
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "ripple", Title: "Ripple", Version: o.Version}, sopts)
-	s.mcp.AddReceivingMiddleware(s.middleware)
+	s.mcp.AddReceivingMiddleware(s.middleware, validateLogLevel, cancelWithRequest)
 	s.registerTools(single)
 	s.registerResources()
 	s.registerPrompts()
