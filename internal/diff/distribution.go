@@ -20,20 +20,22 @@ type TopKDiffInput struct {
 
 // TopKSide is one environment's counts aligned with the shared values.
 type TopKSide struct {
-	Values []any   `json:"values"`
-	Counts []int64 `json:"counts"`
-	// Valids counts non-NULL values, Total all rows.
-	Valids int64 `json:"valids"`
-	Total  int64 `json:"total"`
+	Values []any   `json:"values" jsonschema:"the top categories, shared by both sides: most frequent in current first, then in base"`
+	Counts []int64 `json:"counts" jsonschema:"count of each value in this environment (0 when absent)"`
+	Valids int64   `json:"valids" jsonschema:"non-NULL values of the column"`
+	Total  int64   `json:"total" jsonschema:"rows"`
 }
 
 // TopKDiffResult lists the top categories (by current count, then base
 // count) with both environments' counts. NULLs are not a category.
 type TopKDiffResult struct {
-	Base    TopKSide `json:"base"`
-	Current TopKSide `json:"current"`
-	Warning string   `json:"_warning,omitempty"`
+	Base    TopKSide `json:"base" jsonschema:"base counts"`
+	Current TopKSide `json:"current" jsonschema:"current counts"`
+	Warning string   `json:"_warning,omitempty" jsonschema:"set in single-environment mode: base equals current"`
 }
+
+// Mismatch is the CI verdict: true when the sides' counts differ.
+func (r *TopKDiffResult) Mismatch() (bool, error) { return jsonDiffer(r.Base, r.Current) }
 
 // columnBoth resolves a column on both sides of a model.
 func (e Env) columnBoth(ctx context.Context, model, column string) (target, diffColumn, warehouse.Column, error) {
@@ -129,23 +131,26 @@ type HistogramDiffInput struct {
 
 // HistogramSide is one environment's bin counts; Total counts non-NULL values.
 type HistogramSide struct {
-	Counts []int64 `json:"counts"`
-	Total  int64   `json:"total"`
+	Counts []int64 `json:"counts" jsonschema:"values per bin, aligned with labels"`
+	Total  int64   `json:"total" jsonschema:"non-NULL values"`
 }
 
 // HistogramDiffResult has bins shared by both environments: len(BinEdges)
 // = len(Labels)+1 = len(Counts)+1. Min and max span both environments.
 type HistogramDiffResult struct {
-	Base     HistogramSide `json:"base"`
-	Current  HistogramSide `json:"current"`
-	Min      any           `json:"min"`
-	Max      any           `json:"max"`
-	BinEdges []any         `json:"bin_edges"`
-	Labels   []string      `json:"labels"`
+	Base     HistogramSide `json:"base" jsonschema:"base bin counts"`
+	Current  HistogramSide `json:"current" jsonschema:"current bin counts"`
+	Min      any           `json:"min" jsonschema:"smallest value over both sides (a date for date columns); null when the column is all NULL"`
+	Max      any           `json:"max" jsonschema:"largest value over both sides; null when the column is all NULL"`
+	BinEdges []any         `json:"bin_edges" jsonschema:"bin boundaries, one more than the bins"`
+	Labels   []string      `json:"labels" jsonschema:"bin labels, e.g. 25-26 or 2024-01"`
 	// Interval is the date bucket (year, month, day) for date/time columns.
-	Interval string `json:"interval,omitempty"`
-	Warning  string `json:"_warning,omitempty"`
+	Interval string `json:"interval,omitempty" jsonschema:"year, month or day: the date bucket of a date/time column"`
+	Warning  string `json:"_warning,omitempty" jsonschema:"set in single-environment mode: base equals current"`
 }
+
+// Mismatch is the CI verdict: true when the sides' bin counts differ.
+func (r *HistogramDiffResult) Mismatch() (bool, error) { return jsonDiffer(r.Base, r.Current) }
 
 func histogramStatsSQL(d sqlDialect, baseRel, curRel string, c diffColumn) string {
 	conv := func(q string) string {

@@ -9,9 +9,11 @@ import (
 	"io/fs"
 	"os"
 	"reflect"
+	"strings"
 	"time"
 
 	"github.com/ripple-data/ripple/internal/checks"
+	"github.com/ripple-data/ripple/internal/dbt"
 )
 
 // Checks returns the session's checks store, opening the state file on
@@ -26,7 +28,7 @@ func (s *Session) Checks(ctx context.Context) (*checks.Store, error) {
 	path := s.cfg.StatePath
 	st, err := checks.OpenStore(ctx, checks.Config{
 		File:   checks.NewStateFile(path),
-		Runner: checks.RunnerFunc(s.runForCheck),
+		Runner: runner{s},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("opening the checks state %s: %w", path, err)
@@ -35,28 +37,105 @@ func (s *Session) Checks(ctx context.Context) (*checks.Store, error) {
 	return st, nil
 }
 
-// runForCheck executes an operation by type name for the checks store.
-func (s *Session) runForCheck(ctx context.Context, typ string, params json.RawMessage) (json.RawMessage, error) {
-	op, ok := s.registry().Get(typ)
-	if !ok {
-		return nil, fmt.Errorf("unknown check type %q", typ)
-	}
+// runner is the checks store's Runner and Catalog: a run type is an
+// operation name, its params are validated by the operation's own input
+// schema and its result is judged by the result's Verdict.
+type runner struct{ s *Session }
+
+// Run executes an operation by type name for the checks store.
+func (r runner) Run(ctx context.Context, typ string, params json.RawMessage) (json.RawMessage, error) {
 	h, _ := ctx.Value(resultKey{}).(*resultHolder)
 	if h == nil {
 		h = &resultHolder{}
+	}
+	op, err := r.s.registry().checkOp(typ)
+	if err != nil {
+		h.err = err
+		return nil, err
 	}
 	in, err := op.Decode(params)
 	if err != nil {
 		h.err = err
 		return nil, err
 	}
-	out, err := op.run(ctx, s, in)
+	out, err := op.run(ctx, r.s, in)
 	if err != nil {
 		h.err = err
 		return nil, err
 	}
 	h.out = out
 	return json.Marshal(out)
+}
+
+func (r runner) CheckParams(typ string, params json.RawMessage) (json.RawMessage, error) {
+	return r.s.registry().CheckParams(typ, params)
+}
+
+func (r runner) Mismatch(typ string, result json.RawMessage) (bool, error) {
+	return r.s.registry().Mismatch(typ, result)
+}
+
+// checkOp is the operation backing check type typ.
+func (r *Registry) checkOp(typ string) (*Op, error) {
+	if op, ok := r.byName[typ]; ok && op.Checkable() {
+		return op, nil
+	}
+	types := r.CheckTypes()
+	return nil, fmt.Errorf("%w %q: use one of %s%s", checks.ErrUnknownType, typ, strings.Join(types, ", "), dbt.SuggestSuffix(typ, types))
+}
+
+// CheckTypes lists the operations that can back a check, sorted.
+func (r *Registry) CheckTypes() []string {
+	var out []string
+	for _, op := range r.Ops() {
+		if op.Checkable() {
+			out = append(out, op.Name)
+		}
+	}
+	return out
+}
+
+// CheckParams validates the params of a check of type typ with that
+// operation's input schema and returns them as the operation reads them:
+// deprecated names folded into canonical ones.
+func (r *Registry) CheckParams(typ string, params json.RawMessage) (json.RawMessage, error) {
+	op, err := r.checkOp(typ)
+	if err != nil {
+		return nil, err
+	}
+	in, err := op.Decode(params)
+	if err != nil {
+		pe := &checks.ParamError{Type: typ, Msg: strings.TrimPrefix(err.Error(), "Input validation error: ")}
+		var at *paramError
+		if errors.As(err, &at) {
+			pe.Param = at.param
+		}
+		return nil, pe
+	}
+	return json.Marshal(in)
+}
+
+// Mismatch judges a stored result of check type typ: it must match the
+// operation's output schema (a result of an older shape is an error, never
+// a pass), then its Verdict decides.
+func (r *Registry) Mismatch(typ string, result json.RawMessage) (bool, error) {
+	op, err := r.checkOp(typ)
+	if err != nil {
+		return false, err
+	}
+	if err := op.ValidateOutput(result); err != nil {
+		return false, fmt.Errorf("%w; run the check again", err)
+	}
+	v := reflect.New(op.outputType.Elem()).Interface()
+	if err := json.Unmarshal(result, v); err != nil {
+		return false, fmt.Errorf("reading the %s result: %w", typ, err)
+	}
+	return v.(Verdict).Mismatch()
+}
+
+// Verdict is the CI verdict of a run of typ (see Registry.Mismatch).
+func (s *Session) Verdict(typ string, result json.RawMessage) (bool, error) {
+	return s.registry().Mismatch(typ, result)
 }
 
 type resultKey struct{}
@@ -75,6 +154,7 @@ type resultHolder struct {
 func (o *Op) callRecorded(ctx context.Context, s *Session, in any) (any, error) {
 	store, err := s.Checks(ctx)
 	if err != nil {
+		s.Logger().Warn("running unrecorded: the checks state cannot be opened", "op", o.Name, "error", err)
 		return o.run(ctx, s, in)
 	}
 	params, err := json.Marshal(in)
@@ -84,15 +164,6 @@ func (o *Op) callRecorded(ctx context.Context, s *Session, in any) (any, error) 
 	h := &resultHolder{}
 	run, err := store.Execute(context.WithValue(ctx, resultKey{}, h), o.Name, params, triggerOf(ctx))
 	if err != nil {
-		if errors.Is(err, checks.ErrNoRunner) {
-			return o.run(ctx, s, in)
-		}
-		var pe *checks.ParamError
-		if errors.As(err, &pe) {
-			// The checks store does not know this operation's params:
-			// run it unrecorded rather than refuse it.
-			return o.run(ctx, s, in)
-		}
 		return nil, err
 	}
 	if run.Status != checks.StatusFinished {
@@ -128,6 +199,56 @@ func (s *Session) saveIfExists(ctx context.Context, store *checks.Store) {
 	}
 }
 
+// runAndApprove runs a check and, when the run succeeds, approves it: the
+// peer's rule for create_check and run_check, whoever triggers them.
+func runAndApprove(ctx context.Context, st *checks.Store, id string, by checks.Trigger) (checks.Run, error) {
+	run, err := st.RunCheck(ctx, id, by)
+	if err != nil {
+		return run, err
+	}
+	if run.Succeeded() {
+		if _, err := st.Approve(ctx, id); err != nil {
+			return run, err
+		}
+	}
+	return run, nil
+}
+
+// trigger is who a call says triggered it, else who the surface says
+// (recce_ai over MCP, user on the CLI).
+func trigger(ctx context.Context, given string) (checks.Trigger, error) {
+	if given == "" {
+		return triggerOf(ctx), nil
+	}
+	return checks.ParseTrigger(given)
+}
+
+// CreateCheckInput saves (and by default runs) a check.
+type CreateCheckInput struct {
+	Type        string          `json:"type" jsonschema:"check type: the operation to run, e.g. row_count_diff"`
+	Params      json.RawMessage `json:"params" jsonschema:"the operation's parameters, exactly as when calling it"`
+	Name        string          `json:"name" jsonschema:"display name"`
+	Description string          `json:"description,omitempty" jsonschema:"why the check exists"`
+	TriggeredBy string          `json:"triggered_by,omitempty" enum:"user,recce_ai,agent" jsonschema:"user or recce_ai (agent: deprecated spelling of recce_ai); default recce_ai over MCP, user on the CLI"`
+	Run         *bool           `json:"run,omitempty" jsonschema:"run the check now and approve it when the run succeeds (default true); false only saves it"`
+}
+
+// CreateCheckResult is the peer's create_check answer plus the check.
+type CreateCheckResult struct {
+	CheckID     string       `json:"check_id" jsonschema:"the check's id"`
+	Created     bool         `json:"created" jsonschema:"false when a check with the same type and params existed: its name and description were updated"`
+	RunExecuted bool         `json:"run_executed" jsonschema:"true when the run finished (the check is then approved)"`
+	RunError    string       `json:"run_error,omitempty" jsonschema:"why the run failed"`
+	Check       checks.Check `json:"check" jsonschema:"the check after this call"`
+	RunID       string       `json:"run_id,omitempty" jsonschema:"id of the run, to cite; its result: run_check or the state file"`
+}
+
+// RunCheckInput re-runs a check.
+type RunCheckInput struct {
+	CheckID     string `json:"check_id" jsonschema:"check id from list_checks or create_check"`
+	TriggeredBy string `json:"triggered_by,omitempty" enum:"user,recce_ai,agent" jsonschema:"user or recce_ai (agent: deprecated spelling of recce_ai); default recce_ai over MCP, user on the CLI"`
+}
+
 // CheckIDInput names a check.
 type CheckIDInput struct {
 	CheckID string `json:"check_id" jsonschema:"check id from list_checks or create_check"`
@@ -147,13 +268,13 @@ type ReorderInput struct {
 
 // CheckResult wraps one check.
 type CheckResult struct {
-	Check checks.Check `json:"check"`
+	Check checks.Check `json:"check" jsonschema:"the check after this call"`
 }
 
 // DeleteResult confirms a deletion.
 type DeleteResult struct {
-	CheckID string `json:"check_id"`
-	Deleted bool   `json:"deleted"`
+	CheckID string `json:"check_id" jsonschema:"the deleted check's id"`
+	Deleted bool   `json:"deleted" jsonschema:"always true (a missing id is an error)"`
 }
 
 // ListChecksInput has no parameters.
@@ -180,8 +301,8 @@ func withStore[In, Out any](f func(ctx context.Context, s *Session, st *checks.S
 
 func addCheckOps(r *Registry) {
 	Add(r, Spec{Name: "list_checks", Title: "List checks",
-		Description: "The saved checks of this review with their approval (is_checked), last run status, whether they are outdated (artifacts newer than the last run) " +
-			"and the CI verdict of the last run (mismatched); totals of checks, approved and outdated."},
+		Description: "The saved checks: check_id, name, type, description, params, is_checked (approved), is_preset, the last run's status, whether it is outdated " +
+			"(artifacts newer than the last run) and its CI verdict (mismatched); total, approved and outdated counts."},
 		withStore(func(ctx context.Context, s *Session, st *checks.Store, _ *ListChecksInput) (*checks.ListResult, error) {
 			// Without loadable artifacts nothing can be called outdated.
 			var modTime time.Time
@@ -191,19 +312,40 @@ func addCheckOps(r *Registry) {
 			res := st.List(modTime)
 			return &res, nil
 		}, false), renderChecks)
-	Add(r, Spec{Name: "create_check", Title: "Create check", WritesState: true,
-		Description: "Save a diff as a check (types: row_count_diff, schema_diff, lineage_diff, query, query_diff, profile_diff, value_diff, value_diff_detail, " +
-			"top_k_diff, histogram_diff) with its params, e.g. the suggested_checks of impact_analysis. Idempotent on type+params: a second create updates " +
-			"name/description and returns the same check_id (created=false). With run=true it runs at once; a check an agent creates is approved only when its run succeeds."},
-		withStore(func(ctx context.Context, s *Session, st *checks.Store, in *checks.CreateInput) (*checks.CreateResult, error) {
-			in.TriggeredBy = triggerOf(ctx)
-			res, err := st.Create(ctx, *in)
-			return &res, err
+	Add(r, Spec{Name: "create_check", Title: "Create check", WritesState: true, Warehouse: true,
+		Description: "Save a diff as a check and run it: type is the operation (e.g. row_count_diff, value_diff, query_diff), params its arguments. " +
+			"A successful run approves the check (run=false only saves it). Idempotent on type+params: a second create updates name/description (created=false)."},
+		withStore(func(ctx context.Context, s *Session, st *checks.Store, in *CreateCheckInput) (*CreateCheckResult, error) {
+			by, err := trigger(ctx, in.TriggeredBy)
+			if err != nil {
+				return nil, err
+			}
+			created, err := st.Create(ctx, checks.CreateInput{Type: in.Type, Params: in.Params, Name: in.Name, Description: in.Description, TriggeredBy: by})
+			if err != nil {
+				return nil, err
+			}
+			res := &CreateCheckResult{CheckID: created.CheckID, Created: created.Created, Check: created.Check}
+			if in.Run == nil || *in.Run {
+				run, err := runAndApprove(ctx, st, created.CheckID, by)
+				if err != nil {
+					return nil, err
+				}
+				res.RunID, res.RunExecuted, res.RunError = run.ID, run.Status == checks.StatusFinished, run.Error
+				if res.Check, err = st.Get(created.CheckID); err != nil {
+					return nil, err
+				}
+			}
+			return res, nil
 		}, true), nil)
 	Add(r, Spec{Name: "run_check", Title: "Run check", WritesState: true, Warehouse: true,
-		Description: "Re-run a saved check and store the run (run_id, status finished/failed, result or error). An agent's successful run approves the check."},
-		withStore(func(ctx context.Context, s *Session, st *checks.Store, in *CheckIDInput) (*checks.Run, error) {
-			run, err := st.RunCheck(ctx, in.CheckID, triggerOf(ctx))
+		Description: "Re-run a saved check and return the run: run_id, type, name, params, check_id, result, error, status (Finished, Failed, Cancelled), " +
+			"progress, run_at, triggered_by. A Finished run approves the check."},
+		withStore(func(ctx context.Context, s *Session, st *checks.Store, in *RunCheckInput) (*checks.Run, error) {
+			by, err := trigger(ctx, in.TriggeredBy)
+			if err != nil {
+				return nil, err
+			}
+			run, err := runAndApprove(ctx, st, in.CheckID, by)
 			return &run, err
 		}, true), nil)
 	Add(r, Spec{Name: "approve_check", Title: "Approve check", WritesState: true,

@@ -6,6 +6,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"strings"
 
 	"github.com/ripple-data/ripple/internal/checks"
 	"github.com/ripple-data/ripple/internal/impact"
@@ -56,7 +57,8 @@ func SummaryMarkdown(ctx context.Context, s *Session, in impact.Input) (string, 
 }
 
 func summaryCheck(c checks.CheckInfo) impact.SummaryCheck {
-	status := string(c.LastRunStatus)
+	// The summary words statuses in lower case ("failed").
+	status := strings.ToLower(string(c.LastRunStatus))
 	if status == "" {
 		status = "never run"
 	}
