@@ -138,7 +138,7 @@ func mergeBase(ctx context.Context, dir, branch string) (string, time.Time, bool
 }
 
 // HumanDuration writes d for people: "3 days 4 hours", "2 hours 5 minutes",
-// "12 minutes"; under a minute, Go's own form ("45s").
+// "12 minutes", "45 seconds"; under a second, Go's own form ("1ns").
 func HumanDuration(d time.Duration) string {
 	if d < 0 {
 		return "-" + HumanDuration(-d)
@@ -164,6 +164,8 @@ func HumanDuration(d time.Duration) string {
 		return pair(m/60, "hour", m%60, "minute")
 	case d >= time.Minute:
 		return plural(int64(d/time.Minute), "minute")
+	case d >= time.Second:
+		return plural(int64(d/time.Second), "second")
 	}
 	return d.String()
 }

@@ -69,7 +69,7 @@ type Options struct {
 	Registry *ops.Registry
 	// Session is the operation session shared by every MCP session. Required.
 	Session *ops.Session
-	Mode Mode
+	Mode    Mode
 	// Toolsets name the toolsets to serve (see ops.Toolsets; "all" for
 	// every tool); empty means ops.DefaultToolsets().
 	Toolsets []string
@@ -174,14 +174,16 @@ func (s *Server) MCP() *mcp.Server { return s.mcp }
 // Mode is the server's mode.
 func (s *Server) Mode() Mode { return s.mode }
 
-// detectSingleEnv reports whether the base manifest is absent.
+// detectSingleEnv reports whether the current build exists without a base
+// build (the peer's single-environment mode).
 func (s *Server) detectSingleEnv(ctx context.Context) bool {
 	if p, err := s.sess.Project(ctx); err == nil {
 		return p.SingleEnv
 	}
 	paths := s.sess.Config().Paths
-	_, err := os.Stat(filepath.Join(paths.BaseDir(), dbt.ManifestFile))
-	return errors.Is(err, os.ErrNotExist)
+	_, cerr := os.Stat(filepath.Join(paths.CurrentDir(), dbt.ManifestFile))
+	_, berr := os.Stat(filepath.Join(paths.BaseDir(), dbt.ManifestFile))
+	return cerr == nil && errors.Is(berr, os.ErrNotExist)
 }
 
 // exposed reports whether op is served: in a served toolset (an operation

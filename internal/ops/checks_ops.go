@@ -108,7 +108,7 @@ func (r *Registry) CheckParams(typ string, params json.RawMessage) (json.RawMess
 		pe := &checks.ParamError{Type: typ, Msg: strings.TrimPrefix(err.Error(), "Input validation error: ")}
 		var at *paramError
 		if errors.As(err, &at) {
-			pe.Param = at.param
+			pe.Param, pe.Msg = at.param, at.msg
 		}
 		return nil, pe
 	}

@@ -140,10 +140,10 @@ func TestCreateCheckIsIdempotent(t *testing.T) {
 			want   string
 		}{
 			{"value_diff", map[string]any{"model": "orders"}, `value_diff: param "primary_key" `},
-			{"value_diff", map[string]any{"model": "orders", "primary_keys": []string{"id"}}, `unknown parameter "primary_keys" of value_diff; did you mean "primary_key"?`},
+			{"value_diff", map[string]any{"model": "orders", "primary_keys": []string{"id"}}, `value_diff: param "primary_keys" is not a parameter of value_diff; did you mean "primary_key"?`},
 			{"top_k_diff", map[string]any{"model": "orders", "column_name": "amount", "k": "ten"}, `top_k_diff: param "k" `},
 			{"lineage_diff", map[string]any{"view_mode": "some"}, `lineage_diff: param "view_mode" `},
-			{"query_diff", map[string]any{}, `missing required parameter "sql_template"`},
+			{"query_diff", map[string]any{}, `query_diff: param "sql_template" is required`},
 			{"no_such_diff", map[string]any{}, `unknown check type "no_such_diff": use one of histogram_diff, lineage_diff, profile_diff, query, query_diff, row_count_diff, schema_diff, top_k_diff, value_diff, value_diff_detail`},
 			{"get_model", map[string]any{"model_id": "orders"}, `unknown check type "get_model"`},
 		} {

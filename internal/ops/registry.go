@@ -220,10 +220,10 @@ func (e *InputError) Error() string { return "Input validation error: " + e.Err.
 func (e *InputError) Unwrap() error { return e.Err }
 
 // paramError is one parameter at fault, so callers can point at it (the
-// line of a ripple.yml preset).
+// line of a ripple.yml preset); msg says what is wrong with it.
 type paramError struct {
-	param string
-	err   error
+	param, msg string
+	err        error
 }
 
 func (e *paramError) Error() string { return e.err.Error() }
@@ -277,7 +277,8 @@ func (o *Op) checkNames(obj map[string]any) error {
 	sort.Strings(given)
 	for _, n := range given {
 		if _, ok := o.InputSchema.Properties[n]; !ok {
-			return &paramError{n, fmt.Errorf("unknown parameter %q of %s%s", n, o.Name, dbt.SuggestSuffix(n, known))}
+			err := fmt.Errorf("unknown parameter %q of %s%s", n, o.Name, dbt.SuggestSuffix(n, known))
+			return &paramError{n, "is not a parameter of " + o.Name + dbt.SuggestSuffix(n, known), err}
 		}
 	}
 	for canonical, olds := range o.requiredAliases {
@@ -285,7 +286,7 @@ func (o *Op) checkNames(obj map[string]any) error {
 			continue
 		}
 		if !slices.ContainsFunc(olds, func(old string) bool { _, ok := obj[old]; return ok }) {
-			return &paramError{canonical, fmt.Errorf("missing required parameter %q", canonical)}
+			return &paramError{canonical, "is required", fmt.Errorf("missing required parameter %q", canonical)}
 		}
 	}
 	return nil
@@ -297,7 +298,7 @@ func (o *Op) locate(obj map[string]any, err error) error {
 	for _, n := range o.InputSchema.Required {
 		if _, ok := obj[n]; !ok {
 			if _, aliased := o.requiredAliases[n]; !aliased {
-				return &paramError{n, err}
+				return &paramError{n, "is required", err}
 			}
 		}
 	}
@@ -308,8 +309,10 @@ func (o *Op) locate(obj map[string]any, err error) error {
 	sort.Strings(names)
 	for _, n := range names {
 		r, rerr := o.InputSchema.Properties[n].Resolve(nil)
-		if rerr == nil && r.Validate(obj[n]) != nil {
-			return &paramError{n, err}
+		if rerr == nil {
+			if verr := r.Validate(obj[n]); verr != nil {
+				return &paramError{n, "is invalid: " + strings.TrimPrefix(verr.Error(), "validating root: "), err}
+			}
 		}
 	}
 	return err
