@@ -15,8 +15,8 @@ import (
 	"time"
 
 	"github.com/ripple-data/ripple/internal/checks"
-	"github.com/ripple-data/ripple/internal/ops"
 	"github.com/ripple-data/ripple/internal/dbtfixture"
+	"github.com/ripple-data/ripple/internal/ops"
 )
 
 // dataOnly changes the rows of one table and no column anywhere.
