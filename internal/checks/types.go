@@ -11,6 +11,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -225,10 +226,13 @@ func parseRunTime(s string) (time.Time, error) {
 
 // RunSchema is the JSON Schema of a Run's JSON (the peer's Run dump).
 func RunSchema() *jsonschema.Schema {
-	s, err := jsonschema.For[runJSON](nil)
+	s, err := jsonschema.For[runJSON](&jsonschema.ForOptions{TypeSchemas: map[reflect.Type]*jsonschema.Schema{
+		reflect.TypeFor[json.RawMessage](): {},
+	}})
 	if err != nil {
 		panic(err) // a static type: cannot fail
 	}
+	s.Properties["params"].Type = "object"
 	delete(s.Properties, "started_at")
 	s.PropertyOrder = slices.DeleteFunc(s.PropertyOrder, func(n string) bool { return n == "started_at" })
 	return s

@@ -247,7 +247,8 @@ type SQLAggregation struct {
 
 // SQLStructure is the structure of a model's compiled SQL.
 type SQLStructure struct {
-	Refs            []string         `json:"refs" jsonschema:"upstream relations read (CTE names excluded)"`
+	Refs            []string         `json:"refs" jsonschema:"upstream tables read, by table name (CTE names excluded)"`
+	Relations       []string         `json:"relations" jsonschema:"the same tables as fully qualified relations"`
 	Projections     []Projection     `json:"projections" jsonschema:"output columns, merged across the legs of a set operation"`
 	Filters         []string         `json:"filters" jsonschema:"WHERE conditions as SQL"`
 	Joins           []SQLJoin        `json:"joins" jsonschema:"joins"`
@@ -550,7 +551,7 @@ func analyzeModel(ctx context.Context, s *Session, in *AnalyzeModelInput) (*Anal
 // sqlStructure is the contract shape of the column-lineage analysis.
 func sqlStructure(ms *cll.ModelStructure) *SQLStructure {
 	st := &SQLStructure{
-		Refs: orEmptyStrings(ms.Refs), Filters: orEmptyStrings(ms.Filters), GroupBy: orEmptyStrings(ms.GroupBy),
+		Refs: tableNames(ms.Refs), Relations: orEmptyStrings(ms.Refs), Filters: orEmptyStrings(ms.Filters), GroupBy: orEmptyStrings(ms.GroupBy),
 		Having: orEmptyStrings(ms.Having), OrderBy: orEmptyStrings(ms.OrderBy), CaseExpressions: []string{},
 		Distinct: ms.Distinct, HasSubquery: ms.HasSubquery, HasCTE: ms.HasCTE, IsSetOperation: ms.IsSetOperation,
 		Unparseable: ms.Unparseable, ParseError: ms.ParseError, Qualify: ms.QualifyFilters, WindowFunctions: ms.WindowFunctions,
@@ -566,6 +567,19 @@ func sqlStructure(ms *cll.ModelStructure) *SQLStructure {
 		st.Aggregations = append(st.Aggregations, SQLAggregation{Function: a.Function, Column: a.Column})
 	}
 	return st
+}
+
+// tableNames are the last parts of qualified relation names, as the peer
+// lists refs ("db"."schema"."orders" → orders).
+func tableNames(rels []string) []string {
+	out := []string{}
+	for _, r := range rels {
+		name := r[strings.LastIndexByte(r, '.')+1:]
+		if name = strings.Trim(name, "\"`[]"); !slices.Contains(out, name) {
+			out = append(out, name)
+		}
+	}
+	return out
 }
 
 func orEmptyStrings(l []string) []string {

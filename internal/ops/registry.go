@@ -180,7 +180,8 @@ func Add[In, Out any](r *Registry, spec Spec, run func(ctx context.Context, s *S
 		if validation == in {
 			validation = in.CloneSchemas()
 		}
-		validation.Required = slices.DeleteFunc(validation.Required, func(n string) bool { return n == canonical })
+		// DeleteFunc works in place: clone, as CloneSchemas shares slices.
+		validation.Required = slices.DeleteFunc(slices.Clone(validation.Required), func(n string) bool { return n == canonical })
 		if op.requiredAliases == nil {
 			op.requiredAliases = map[string][]string{}
 		}
@@ -265,9 +266,11 @@ func (o *Op) Decode(raw json.RawMessage) (any, error) {
 // checkNames rejects unknown parameters (with the closest known names)
 // and a missing required parameter that has a deprecated alias.
 func (o *Op) checkNames(obj map[string]any) error {
-	var known []string
-	for n := range o.InputSchema.Properties {
-		known = append(known, n)
+	var known []string // suggestions: the current names only
+	for n, p := range o.InputSchema.Properties {
+		if !p.Deprecated {
+			known = append(known, n)
+		}
 	}
 	sort.Strings(known)
 	var given []string
