@@ -300,19 +300,19 @@ func (s *Store) Create(ctx context.Context, in CreateInput) (CreateResult, error
 type CheckInfo struct {
 	Check
 	IsOutdated    bool   `json:"is_outdated" jsonschema:"artifacts are newer than the last run"`
-	LastRunStatus Status `json:"last_run_status,omitempty" jsonschema:"status of the last run; absent when never run"`
-	LastRunError  string `json:"last_run_error,omitempty" jsonschema:"error of the last run when it failed"`
+	LastRunStatus Status `json:"last_run_status,omitempty" jsonschema:"last run status"`
+	LastRunError  string `json:"last_run_error,omitempty" jsonschema:"last run error"`
 	// Mismatched is the CI verdict of the last successful run (see Catalog.Mismatch); nil when
 	// there is no such run or it cannot be judged.
-	Mismatched *bool `json:"mismatched,omitempty" jsonschema:"CI verdict of the last successful run: true when base and current differ; absent when not judged"`
+	Mismatched *bool `json:"mismatched,omitempty" jsonschema:"last run found a difference"`
 }
 
 // ListResult is the output of Store.List.
 type ListResult struct {
-	Checks   []CheckInfo `json:"checks" jsonschema:"the checks, in display order"`
-	Total    int         `json:"total" jsonschema:"number of checks"`
-	Approved int         `json:"approved" jsonschema:"number of approved checks (is_checked)"`
-	Outdated int         `json:"outdated" jsonschema:"number of outdated checks"`
+	Checks   []CheckInfo `json:"checks" jsonschema:"in display order"`
+	Total    int         `json:"total" jsonschema:"checks"`
+	Approved int         `json:"approved" jsonschema:"approved checks"`
+	Outdated int         `json:"outdated" jsonschema:"outdated checks"`
 }
 
 // List returns all checks in display order with totals. artifactsModTime is the modification time

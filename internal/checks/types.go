@@ -131,32 +131,26 @@ const runTimeLayout = "2006-01-02T15:04:05Z"
 
 // runJSON is the JSON of a Run: every key of the peer's Run dump is present, null when unset.
 type runJSON struct {
-	ID          string          `json:"run_id" jsonschema:"run id (uuid)"`
-	Type        string          `json:"type" jsonschema:"run type: the operation that ran, e.g. row_count_diff"`
-	Name        string          `json:"name" jsonschema:"display name, e.g. Row count diff of orders"`
-	Params      json.RawMessage `json:"params" jsonschema:"parameters the operation ran with"`
-	CheckID     *string         `json:"check_id" jsonschema:"check the run belongs to; null for an ad-hoc run"`
-	Result      json.RawMessage `json:"result" jsonschema:"the operation's result (as the tool of that type returns it); null unless Finished"`
-	Error       *string         `json:"error" jsonschema:"error message when Failed or Cancelled; else null"`
+	ID          string          `json:"run_id" jsonschema:"run id"`
+	Type        string          `json:"type" jsonschema:"the operation"`
+	Name        string          `json:"name" jsonschema:"display name"`
+	Params      json.RawMessage `json:"params" jsonschema:"its parameters"`
+	CheckID     *string         `json:"check_id" jsonschema:"its check, or null"`
+	Result      json.RawMessage `json:"result" jsonschema:"the tool's result; null unless Finished"`
+	Error       *string         `json:"error" jsonschema:"error, or null"`
 	Status      Status          `json:"status" jsonschema:"Running, Finished, Failed or Cancelled"`
-	Progress    *runProgress    `json:"progress" jsonschema:"null: Ripple reports progress as MCP progress notifications during the call"`
-	RunAt       string          `json:"run_at" jsonschema:"UTC start time, YYYY-MM-DDTHH:MM:SSZ"`
-	TriggeredBy Trigger         `json:"triggered_by" jsonschema:"user or recce_ai (an AI agent)"`
-	FinishedAt  *string         `json:"finished_at,omitempty" jsonschema:"UTC end time, YYYY-MM-DDTHH:MM:SSZ"`
+	Progress    json.RawMessage `json:"progress" jsonschema:"null: progress is sent as MCP notifications"`
+	RunAt       string          `json:"run_at" jsonschema:"UTC start, YYYY-MM-DDTHH:MM:SSZ"`
+	TriggeredBy Trigger         `json:"triggered_by" jsonschema:"user or recce_ai"`
+	FinishedAt  *string         `json:"finished_at,omitempty" jsonschema:"UTC end"`
 	// StartedAt is how Ripple before 0.2 spelled run_at; read, never written.
 	StartedAt *time.Time `json:"started_at,omitempty"`
-}
-
-// runProgress is the peer's progress object; Ripple never stores one.
-type runProgress struct {
-	Message    string  `json:"message" jsonschema:"what the run is doing"`
-	Percentage float64 `json:"percentage" jsonschema:"0 to 1"`
 }
 
 // MarshalJSON writes the peer's Run dump.
 func (r Run) MarshalJSON() ([]byte, error) {
 	j := runJSON{ID: r.ID, Type: r.Type, Name: r.Name, Params: r.Params, Status: r.Status, TriggeredBy: r.TriggeredBy,
-		RunAt: r.StartedAt.UTC().Format(runTimeLayout), Result: r.Result}
+		RunAt: r.StartedAt.UTC().Format(runTimeLayout), Result: r.Result, Progress: json.RawMessage("null")}
 	if j.Name == "" {
 		j.Name = DefaultName(r.Type, r.Params)
 	}
@@ -243,18 +237,18 @@ func (r Run) Succeeded() bool { return r.Status == StatusFinished && r.Error == 
 
 // Check is a saved diff that a reviewer (or agent) can run and approve.
 type Check struct {
-	ID          string          `json:"check_id" jsonschema:"check id (uuid)"`
+	ID          string          `json:"check_id" jsonschema:"check id"`
 	Name        string          `json:"name" jsonschema:"display name"`
-	Description string          `json:"description" jsonschema:"why the check exists; empty when none"`
-	Type        string          `json:"type" jsonschema:"run type the check executes: an operation name, e.g. value_diff"`
-	Params      json.RawMessage `json:"params" jsonschema:"the operation's parameters (a JSON object; {} when none)"`
-	IsChecked   bool            `json:"is_checked" jsonschema:"approved: by a reviewer, or by a successful run through create_check or run_check"`
+	Description string          `json:"description" jsonschema:"description, or empty"`
+	Type        string          `json:"type" jsonschema:"the operation it runs"`
+	Params      json.RawMessage `json:"params" jsonschema:"its parameters"`
+	IsChecked   bool            `json:"is_checked" jsonschema:"approved"`
 	IsPreset    bool            `json:"is_preset" jsonschema:"defined in ripple.yml"`
-	CreatedAt   time.Time       `json:"created_at" jsonschema:"UTC creation time (RFC 3339)"`
-	UpdatedAt   time.Time       `json:"updated_at" jsonschema:"UTC time of the last change (RFC 3339)"`
-	LastRunID   string          `json:"last_run_id,omitempty" jsonschema:"run_id of the last run; absent when never run"`
+	CreatedAt   time.Time       `json:"created_at" jsonschema:"created (UTC)"`
+	UpdatedAt   time.Time       `json:"updated_at" jsonschema:"last change (UTC)"`
+	LastRunID   string          `json:"last_run_id,omitempty" jsonschema:"last run"`
 	// LastRunAt is the start time of the last run; it drives Outdated.
-	LastRunAt *time.Time `json:"last_run_at,omitempty" jsonschema:"UTC start time of the last run (RFC 3339)"`
+	LastRunAt *time.Time `json:"last_run_at,omitempty" jsonschema:"last run start (UTC)"`
 }
 
 // Outdated reports whether the artifacts (manifest/catalog) are newer than the check's last run,

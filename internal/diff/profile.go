@@ -14,7 +14,7 @@ import (
 // ProfileDiffInput selects the model (and columns) to profile.
 type ProfileDiffInput struct {
 	Model   string   `json:"model" jsonschema:"model name or unique id"`
-	Columns []string `json:"columns,omitempty" jsonschema:"columns to profile (default all), matched case-insensitively"`
+	Columns []string `json:"columns,omitempty" jsonschema:"columns (default all)"`
 }
 
 // ProfileDiffResult has one frame per environment with one row per column:
@@ -23,10 +23,10 @@ type ProfileDiffInput struct {
 // A side is null when the model does not exist there.
 type ProfileDiffResult struct {
 	// RunID identifies the recorded run when the checks state keeps runs.
-	RunID   string       `json:"run_id,omitempty" jsonschema:"id of the recorded run, to cite"`
-	Base    *frame.Frame `json:"base" jsonschema:"base profile, one row per column; null when the model is not in base"`
-	Current *frame.Frame `json:"current" jsonschema:"current profile, one row per column; null when the model is not in current"`
-	Warning string       `json:"_warning,omitempty" jsonschema:"set in single-environment mode: base equals current"`
+	RunID   string       `json:"run_id,omitempty" jsonschema:"recorded run, to cite"`
+	Base    *frame.Frame `json:"base" jsonschema:"one row per column; null if absent"`
+	Current *frame.Frame `json:"current" jsonschema:"one row per column; null if absent"`
+	Warning string       `json:"_warning,omitempty" jsonschema:"single-env: base equals current"`
 }
 
 // Mismatch is the CI verdict: true when the two profiles differ.

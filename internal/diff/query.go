@@ -18,8 +18,8 @@ const QueryRowLimit = 2000
 
 // QueryInput is an ad-hoc read-only query.
 type QueryInput struct {
-	SQLTemplate string `json:"sql_template" jsonschema:"read-only SELECT; {{ ref('model') }} and {{ source('src', 'table') }} resolve to the environment's relations"`
-	Base        bool   `json:"base,omitempty" jsonschema:"run in the base environment instead of current (default false)"`
+	SQLTemplate string `json:"sql_template" jsonschema:"read-only SELECT; {{ ref() }}/{{ source() }} allowed"`
+	Base        bool   `json:"base,omitempty" jsonschema:"run in base (default false)"`
 	// SQL is sql_template's name before 0.2.
 	SQL string `json:"sql,omitempty" jsonschema:"Deprecated: use sql_template."`
 }
@@ -32,10 +32,10 @@ func (in *QueryInput) Normalize() error {
 // QueryResult is the (capped) result of a query.
 type QueryResult struct {
 	// RunID identifies the recorded run when the checks state keeps runs.
-	RunID string `json:"run_id,omitempty" jsonschema:"id of the recorded run, to cite"`
+	RunID string `json:"run_id,omitempty" jsonschema:"recorded run, to cite"`
 	*frame.Frame
 	// SQL is the statement as run, with refs resolved.
-	SQL string `json:"sql" jsonschema:"the statement as run, refs resolved"`
+	SQL string `json:"sql" jsonschema:"SQL as run"`
 }
 
 // Mismatch is the CI verdict of a single-environment query: never a mismatch.
@@ -98,9 +98,9 @@ func (e Env) runCapped(ctx context.Context, d sqlDialect, sql string, s Side, li
 
 // QueryDiffInput compares a query's result in both environments.
 type QueryDiffInput struct {
-	SQLTemplate     string   `json:"sql_template" jsonschema:"read-only SELECT run in current, and in base unless base_sql_template is given; refs resolve per environment"`
-	BaseSQLTemplate string   `json:"base_sql_template,omitempty" jsonschema:"SELECT run in base instead of sql_template"`
-	PrimaryKeys     []string `json:"primary_keys,omitempty" jsonschema:"result columns identifying a row; when given the difference is computed in the warehouse"`
+	SQLTemplate     string   `json:"sql_template" jsonschema:"read-only SELECT for current (and base)"`
+	BaseSQLTemplate string   `json:"base_sql_template,omitempty" jsonschema:"SELECT for base (default sql_template)"`
+	PrimaryKeys     []string `json:"primary_keys,omitempty" jsonschema:"key columns: diff in the warehouse"`
 	// SQL and BaseSQL are the names before 0.2.
 	SQL     string `json:"sql,omitempty" jsonschema:"Deprecated: use sql_template."`
 	BaseSQL string `json:"base_sql,omitempty" jsonschema:"Deprecated: use base_sql_template."`
@@ -125,12 +125,12 @@ type QueryDiffSummary struct {
 // rows flagged in_a (base) / in_b (current) (with keys).
 type QueryDiffResult struct {
 	// RunID identifies the recorded run when the checks state keeps runs.
-	RunID   string            `json:"run_id,omitempty" jsonschema:"id of the recorded run, to cite"`
-	Base    *frame.Frame      `json:"base" jsonschema:"base rows (capped at 2,000) without primary_keys; null with them"`
-	Current *frame.Frame      `json:"current" jsonschema:"current rows (capped at 2,000) without primary_keys; null with them"`
-	Diff    *frame.Frame      `json:"diff" jsonschema:"with primary_keys: the differing rows ordered by key, in_a = row in base, in_b = row in current (a changed row appears twice); null without keys"`
-	Summary *QueryDiffSummary `json:"summary,omitempty" jsonschema:"with primary_keys: keys added, removed and changed"`
-	Warning string            `json:"_warning,omitempty" jsonschema:"set in single-environment mode: base equals current"`
+	RunID   string            `json:"run_id,omitempty" jsonschema:"recorded run, to cite"`
+	Base    *frame.Frame      `json:"base" jsonschema:"base rows; null with primary_keys"`
+	Current *frame.Frame      `json:"current" jsonschema:"current rows; null with primary_keys"`
+	Diff    *frame.Frame      `json:"diff" jsonschema:"with primary_keys: differing rows, in_a/in_b = in base/current"`
+	Summary *QueryDiffSummary `json:"summary,omitempty" jsonschema:"with primary_keys: key counts"`
+	Warning string            `json:"_warning,omitempty" jsonschema:"single-env: base equals current"`
 }
 
 // Mismatch is the CI verdict: with keys, any differing row; without, the

@@ -26,12 +26,12 @@ const (
 
 // RowCountDiffInput selects the models to count.
 type RowCountDiffInput struct {
-	NodeNames []string `json:"node_names,omitempty" jsonschema:"model names to count, e.g. customers"`
-	NodeIDs   []string `json:"node_ids,omitempty" jsonschema:"unique ids to count, e.g. model.jaffle_shop.customers"`
-	Select    string   `json:"select,omitempty" jsonschema:"dbt selector, used when node_names and node_ids are empty (models, snapshots and seeds it selects)"`
-	Exclude   string   `json:"exclude,omitempty" jsonschema:"dbt selector of nodes to leave out"`
-	Packages  []string `json:"packages,omitempty" jsonschema:"packages to select from (default: the root project)"`
-	ViewMode  string   `json:"view_mode,omitempty" enum:"all,changed_models" jsonschema:"changed_models keeps only 1+state:modified+"`
+	NodeNames []string `json:"node_names,omitempty" jsonschema:"model names to count"`
+	NodeIDs   []string `json:"node_ids,omitempty" jsonschema:"unique ids to count"`
+	Select    string   `json:"select,omitempty" jsonschema:"dbt selector, when no node_names/node_ids."`
+	Exclude   string   `json:"exclude,omitempty" jsonschema:"dbt selector to exclude"`
+	Packages  []string `json:"packages,omitempty" jsonschema:"packages (default: the root project)"`
+	ViewMode  string   `json:"view_mode,omitempty" enum:"all,changed_models" jsonschema:"changed_models: only 1+state:modified+"`
 }
 
 func (in RowCountDiffInput) selection() Selection {
@@ -40,15 +40,15 @@ func (in RowCountDiffInput) selection() Selection {
 
 // RowCountMeta says why a count is or is not available.
 type RowCountMeta struct {
-	Status  string `json:"status" jsonschema:"ok, not_in_manifest, unsupported_resource_type, unsupported_materialization, table_not_found (stale artifacts or a misconfigured environment: report it, it is not 0 rows) or permission_denied"`
-	Message string `json:"message,omitempty" jsonschema:"why the count is missing and how to fix it"`
+	Status  string `json:"status" jsonschema:"ok or why the count is null (see the tool description)"`
+	Message string `json:"message,omitempty" jsonschema:"why, and how to fix it"`
 }
 
 // RowCount is one model's counts in both environments. Current and
 // CurrentMeta are the peer's curr and curr_meta.
 type RowCount struct {
-	Base        *int64       `json:"base" jsonschema:"row count in base; null when not counted (see base_meta)"`
-	Current     *int64       `json:"curr" jsonschema:"row count in current; null when not counted (see curr_meta)"`
+	Base        *int64       `json:"base" jsonschema:"base rows, or null"`
+	Current     *int64       `json:"curr" jsonschema:"current rows, or null"`
 	BaseMeta    RowCountMeta `json:"base_meta" jsonschema:"status of the base count"`
 	CurrentMeta RowCountMeta `json:"curr_meta" jsonschema:"status of the current count"`
 }
@@ -112,13 +112,13 @@ func (*RowCountDiffResult) JSONSchema() *jsonschema.Schema {
 	if err != nil {
 		panic(err) // a static type: cannot fail
 	}
-	rc.Description = "the counts of the model named by the key"
+	rc.Description = "the model's counts"
 	return &jsonschema.Schema{
 		Type:        "object",
-		Description: "one entry per model name",
+		Description: "{<model name>: counts}",
 		Properties: map[string]*jsonschema.Schema{
-			"run_id":   {Type: "string", Description: "id of the recorded run, to cite"},
-			"_warning": {Type: "string", Description: "set in single-environment mode: base equals current"},
+			"run_id":   {Type: "string", Description: "recorded run, to cite"},
+			"_warning": {Type: "string", Description: "single-env: base equals current"},
 		},
 		PropertyOrder:        []string{"run_id", "_warning"},
 		AdditionalProperties: rc,

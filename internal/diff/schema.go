@@ -27,12 +27,12 @@ const defaultSchemaDiffLimit = 100
 
 // SchemaDiffInput selects the nodes whose columns to compare.
 type SchemaDiffInput struct {
-	Select   string   `json:"select,omitempty" jsonschema:"dbt selector of the nodes to compare (default: every node in both environments)"`
-	Exclude  string   `json:"exclude,omitempty" jsonschema:"dbt selector of nodes to leave out"`
-	Packages []string `json:"packages,omitempty" jsonschema:"packages to select from; with no select, exclude or packages every package is compared"`
-	ViewMode string   `json:"view_mode,omitempty" enum:"all,changed_models" jsonschema:"changed_models keeps only 1+state:modified+"`
-	NodeIDs  Keys     `json:"node_id,omitempty" jsonschema:"unique id, or list of ids, to compare (intersected with select/exclude when given)"`
-	Limit    int      `json:"limit,omitempty" jsonschema:"maximum changed columns returned (default 100)"`
+	Select   string   `json:"select,omitempty" jsonschema:"dbt selector (default: every node)."`
+	Exclude  string   `json:"exclude,omitempty" jsonschema:"dbt selector to exclude"`
+	Packages []string `json:"packages,omitempty" jsonschema:"packages (default: all)"`
+	ViewMode string   `json:"view_mode,omitempty" enum:"all,changed_models" jsonschema:"changed_models: only 1+state:modified+"`
+	NodeIDs  Keys     `json:"node_id,omitempty" jsonschema:"unique id or ids to compare"`
+	Limit    int      `json:"limit,omitempty" jsonschema:"row cap (default 100)"`
 	// LegacyNodeIDs is node_id's name before 0.2.
 	LegacyNodeIDs []string `json:"node_ids,omitempty" jsonschema:"Deprecated: use node_id."`
 }
@@ -49,10 +49,10 @@ func (in SchemaDiffInput) selection() Selection {
 // SchemaCoverage says which nodes were actually compared. Empty data means
 // "no schema changes" only when Status is complete.
 type SchemaCoverage struct {
-	Status             string   `json:"status" jsonschema:"complete: every selected node was compared; partial: unchecked_nodes lack column metadata on one side (not evidence of removal); unknown: not assessed"`
-	UncheckedNodes     []string `json:"unchecked_nodes" jsonschema:"unique ids of the nodes not compared, sorted, at most 50"`
-	UncheckedNodeCount int      `json:"unchecked_node_count" jsonschema:"number of nodes not compared"`
-	More               bool     `json:"more" jsonschema:"true when unchecked_nodes was cut at 50"`
+	Status             string   `json:"status" jsonschema:"complete, partial (unchecked_nodes lack column metadata) or unknown"`
+	UncheckedNodes     []string `json:"unchecked_nodes" jsonschema:"node ids not compared (first 50)"`
+	UncheckedNodeCount int      `json:"unchecked_node_count" jsonschema:"nodes not compared"`
+	More               bool     `json:"more" jsonschema:"unchecked_nodes was cut"`
 }
 
 // SchemaDiffResult is the peer's DataFrame of changed columns (node_id,
@@ -62,7 +62,7 @@ type SchemaDiffResult struct {
 	*frame.Frame
 	// Changes is the same frame, for Go callers.
 	Changes  *frame.Frame   `json:"-"`
-	Coverage SchemaCoverage `json:"schema_coverage" jsonschema:"which nodes were compared"`
+	Coverage SchemaCoverage `json:"schema_coverage" jsonschema:"what was compared"`
 }
 
 // Mismatch is the CI verdict: true when a column was added, removed or

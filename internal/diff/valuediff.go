@@ -38,18 +38,18 @@ func (k *Keys) UnmarshalJSON(b []byte) error {
 // ValueDiffInput compares a model's rows by primary key.
 type ValueDiffInput struct {
 	Model      string   `json:"model" jsonschema:"model name or unique id"`
-	PrimaryKey Keys     `json:"primary_key" jsonschema:"column, or list of columns, uniquely identifying a row in both environments"`
-	Columns    []string `json:"columns,omitempty" jsonschema:"columns to compare (default: every column in both environments), matched case-insensitively"`
+	PrimaryKey Keys     `json:"primary_key" jsonschema:"unique key column(s)"`
+	Columns    []string `json:"columns,omitempty" jsonschema:"columns (default: all shared)"`
 }
 
 // ValueDiffSummary counts rows by key: Total = keys in either environment,
 // Added = only in current, Removed = only in base, Changed = in both with
 // any compared column different.
 type ValueDiffSummary struct {
-	Total   int64 `json:"total" jsonschema:"keys in either environment"`
+	Total   int64 `json:"total" jsonschema:"keys in either side"`
 	Added   int64 `json:"added" jsonschema:"keys only in current"`
 	Removed int64 `json:"removed" jsonschema:"keys only in base"`
-	Changed int64 `json:"changed" jsonschema:"keys in both with any compared column different"`
+	Changed int64 `json:"changed" jsonschema:"keys with a value changed"`
 }
 
 // ValueDiffColumn is one column's comparison over the rows in both
@@ -70,13 +70,13 @@ type ValueDiffColumn struct {
 // columns).
 type ValueDiffResult struct {
 	// RunID identifies the recorded run when the checks state keeps runs.
-	RunID   string           `json:"run_id,omitempty" jsonschema:"id of the recorded run, to cite"`
-	Summary ValueDiffSummary `json:"summary" jsonschema:"row counts by key"`
-	Data    *frame.Frame     `json:"data" jsonschema:"one row per compared column: column, matched (rows in both with equal values), matched_p (matched / rows in both; null when none), null_in_base_only, null_in_current_only, base_mean, current_mean (numeric columns)"`
+	RunID   string           `json:"run_id,omitempty" jsonschema:"recorded run, to cite"`
+	Summary ValueDiffSummary `json:"summary" jsonschema:"rows by key"`
+	Data    *frame.Frame     `json:"data" jsonschema:"per column: column, matched, matched_p, null_in_base_only, null_in_current_only, base_mean, current_mean"`
 	// PrimaryKey is the key as resolved to physical column names.
-	PrimaryKey []string          `json:"primary_key" jsonschema:"the key columns as named in the warehouse"`
+	PrimaryKey []string          `json:"primary_key" jsonschema:"key as named in the warehouse"`
 	Columns    []ValueDiffColumn `json:"-"`
-	Warning    string            `json:"_warning,omitempty" jsonschema:"set in single-environment mode: base equals current"`
+	Warning    string            `json:"_warning,omitempty" jsonschema:"single-env: base equals current"`
 }
 
 // Mismatch is the CI verdict: true when a row was added, removed or
@@ -606,9 +606,9 @@ const DefaultDetailLimit = 1000
 // ValueDiffDetailInput selects a model's differing rows.
 type ValueDiffDetailInput struct {
 	Model      string   `json:"model" jsonschema:"model name or unique id"`
-	PrimaryKey Keys     `json:"primary_key" jsonschema:"column, or list of columns, uniquely identifying a row in both environments"`
-	Columns    []string `json:"columns,omitempty" jsonschema:"columns to compare and return (default: every column in both environments)"`
-	Limit      int      `json:"limit,omitempty" jsonschema:"maximum rows returned (default 1000)"`
+	PrimaryKey Keys     `json:"primary_key" jsonschema:"unique key column(s)"`
+	Columns    []string `json:"columns,omitempty" jsonschema:"columns (default: all shared)"`
+	Limit      int      `json:"limit,omitempty" jsonschema:"row cap (default 1000)"`
 }
 
 // ValueDiffDetailResult is the differing rows, key columns first, with in_a
@@ -616,8 +616,8 @@ type ValueDiffDetailInput struct {
 // appears twice: its base version (in_a) then its current version (in_b).
 type ValueDiffDetailResult struct {
 	*frame.Frame
-	PrimaryKey []string `json:"primary_key" jsonschema:"the key columns as named in the warehouse"`
-	Warning    string   `json:"_warning,omitempty" jsonschema:"set in single-environment mode: base equals current"`
+	PrimaryKey []string `json:"primary_key" jsonschema:"key as named in the warehouse"`
+	Warning    string   `json:"_warning,omitempty" jsonschema:"single-env: base equals current"`
 }
 
 // Mismatch is the CI verdict: true when any row differs.

@@ -26,21 +26,21 @@ func Types() []string {
 
 // Column describes one frame column.
 type Column struct {
-	Key  string `json:"key" jsonschema:"column key, used to find a column's position in each data row"`
-	Name string `json:"name" jsonschema:"column name as shown"`
-	Type string `json:"type" jsonschema:"value type: number, float, integer, text, boolean, date, datetime, timedelta or unknown"`
+	Key  string `json:"key" jsonschema:"column key"`
+	Name string `json:"name" jsonschema:"display name"`
+	Type string `json:"type" jsonschema:"integer, number, float, text, boolean, date, ..."`
 }
 
 // Frame is a table of rows (the peer's DataFrame).
 type Frame struct {
-	Columns []Column `json:"columns" jsonschema:"the columns, in row order"`
-	Data    [][]any  `json:"data" jsonschema:"rows; each row lists one value per column, in column order"`
+	Columns []Column `json:"columns" jsonschema:"columns, in row order"`
+	Data    [][]any  `json:"data" jsonschema:"rows of values in column order"`
 	// Limit is the row cap applied, when one was.
-	Limit *int `json:"limit" jsonschema:"row cap applied to data; null when uncapped"`
+	Limit *int `json:"limit" jsonschema:"row cap, or null"`
 	// More is true when rows beyond Limit exist.
-	More bool `json:"more" jsonschema:"true when rows beyond limit were left out"`
+	More bool `json:"more" jsonschema:"rows beyond limit exist"`
 	// TotalRowCount is the full row count when known.
-	TotalRowCount *int64 `json:"total_row_count" jsonschema:"row count before the cap; null when not counted"`
+	TotalRowCount *int64 `json:"total_row_count" jsonschema:"rows before the cap, or null"`
 }
 
 // New returns an empty frame with the given (key, type) columns; the

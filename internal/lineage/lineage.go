@@ -66,10 +66,10 @@ const ViewAllMaxNodes = 300
 
 // DiffInput selects which part of the graph to return.
 type DiffInput struct {
-	Select   string   `json:"select,omitempty" jsonschema:"dbt selector of the nodes to return"`
-	Exclude  string   `json:"exclude,omitempty" jsonschema:"dbt selector of nodes to leave out"`
-	Packages []string `json:"packages,omitempty" jsonschema:"packages to include (default: the root project)"`
-	ViewMode string   `json:"view_mode,omitempty" enum:"changed_models,all" jsonschema:"changed_models (default): modified nodes with their parents and descendants; all: every node, capped at 300"`
+	Select   string   `json:"select,omitempty" jsonschema:"dbt selector."`
+	Exclude  string   `json:"exclude,omitempty" jsonschema:"dbt selector to exclude"`
+	Packages []string `json:"packages,omitempty" jsonschema:"packages (default: the root project)"`
+	ViewMode string   `json:"view_mode,omitempty" enum:"changed_models,all" jsonschema:"changed_models (default): changed nodes, their parents and descendants; all: capped at 300"`
 }
 
 // DiffResult is the lineage diff: nodes and edges as compact frames.
@@ -77,16 +77,16 @@ type DiffResult struct {
 	// Nodes columns: idx, id, name, resource_type, materialized,
 	// change_status (added/removed/modified/null), impacted (the peer's),
 	// then package_name and modifications.
-	Nodes *frame.Frame `json:"nodes" jsonschema:"one row per node: idx, id, name, resource_type, materialized, change_status (added, removed, modified or null), impacted (true = modified or downstream of a modified node through ref; authoritative), package_name, modifications (body, configs, relation, persisted_descriptions, macros, contract)"`
+	Nodes *frame.Frame `json:"nodes" jsonschema:"idx, id, name, resource_type, materialized, change_status, impacted, package_name, modifications"`
 	// Edges columns: from, to (indexes into Nodes; parent → child).
-	Edges         *frame.Frame `json:"edges" jsonschema:"one row per edge: from, to (node idx, parent to child)"`
-	ChangedCount  int          `json:"changed_count" jsonschema:"nodes with a change_status"`
-	ImpactedCount int          `json:"impacted_count" jsonschema:"nodes with impacted true"`
-	Truncated     bool         `json:"truncated,omitempty" jsonschema:"true when view_mode all was cut at 300 nodes (changed and impacted kept first)"`
-	TotalNodes    int          `json:"total_nodes" jsonschema:"nodes selected before the cap"`
+	Edges         *frame.Frame `json:"edges" jsonschema:"from, to: node idx, parent to child"`
+	ChangedCount  int          `json:"changed_count" jsonschema:"changed nodes"`
+	ImpactedCount int          `json:"impacted_count" jsonschema:"impacted nodes"`
+	Truncated     bool         `json:"truncated,omitempty" jsonschema:"cut at 300 nodes, changed and impacted first"`
+	TotalNodes    int          `json:"total_nodes" jsonschema:"nodes before the cap"`
 	ReturnedNodes int          `json:"returned_nodes" jsonschema:"nodes returned"`
-	SingleEnv     bool         `json:"single_env" jsonschema:"true when there is no base build: nothing is changed"`
-	Warning       string       `json:"_warning,omitempty" jsonschema:"set in single-environment mode: base equals current"`
+	SingleEnv     bool         `json:"single_env" jsonschema:"no base build"`
+	Warning       string       `json:"_warning,omitempty" jsonschema:"single-env: base equals current"`
 }
 
 // Mismatch is the CI verdict: true when any returned node changed.

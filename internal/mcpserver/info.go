@@ -15,44 +15,44 @@ type ServerInfoInput struct{}
 
 // ServerInfo describes the running server.
 type ServerInfo struct {
-	Mode              string          `json:"mode" jsonschema:"local: Ripple reads the dbt artifacts on disk"`
+	Mode              string          `json:"mode" jsonschema:"local"`
 	AdapterType       string          `json:"adapter_type" jsonschema:"dbt"`
-	ReviewMode        bool            `json:"review_mode" jsonschema:"false: artifacts come from the project, not from a state file"`
-	SupportTasks      map[string]bool `json:"support_tasks" jsonschema:"the peer's task keys (query, query_base, query_diff, value_diff, value_diff_detail, profile, profile_diff, row_count, row_count_diff, top_k_diff, histogram_diff, profile_distribution, change_analysis): true when this server runs it now"`
-	SingleEnv         bool            `json:"single_env" jsonschema:"true when there is no base build: diffs compare current with itself"`
-	BaseStatus        string          `json:"base_status" jsonschema:"fresh, stale_time (older than 48 hours), stale_sha (older than a base-branch commit this branch contains), missing, single_env, or unknown"`
-	BaseStatusReason  string          `json:"base_status_reason,omitempty" jsonschema:"why, and how to rebuild the base artifacts"`
-	ServerMode        string          `json:"server_mode" jsonschema:"server, preview (no warehouse queries) or read-only (preview without check writes)"`
-	Toolsets          []string        `json:"toolsets" jsonschema:"the toolsets served (see --toolsets)"`
-	ProjectDir        string          `json:"project_dir" jsonschema:"dbt project directory as configured"`
-	TargetPath        string          `json:"target_path" jsonschema:"current artifacts, relative to project_dir"`
-	TargetBasePath    string          `json:"target_base_path" jsonschema:"base artifacts, relative to project_dir"`
-	CurrentDir        string          `json:"current_dir" jsonschema:"current artifacts directory, resolved"`
-	BaseDir           string          `json:"base_dir" jsonschema:"base artifacts directory, resolved"`
-	ArtifactsLoaded   bool            `json:"artifacts_loaded" jsonschema:"true when both builds' artifacts loaded"`
-	ArtifactLoadError string          `json:"artifact_load_error,omitempty" jsonschema:"why the artifacts could not be loaded and how to fix it"`
-	Tools             []string        `json:"tools" jsonschema:"the tools served now"`
-	Version           string          `json:"version" jsonschema:"Ripple's version"`
+	ReviewMode        bool            `json:"review_mode" jsonschema:"false"`
+	SupportTasks      map[string]bool `json:"support_tasks" jsonschema:"task: runnable now"`
+	SingleEnv         bool            `json:"single_env" jsonschema:"no base build: diffs show no change"`
+	BaseStatus        string          `json:"base_status" jsonschema:"fresh, stale_time, stale_sha, missing, single_env or unknown"`
+	BaseStatusReason  string          `json:"base_status_reason,omitempty" jsonschema:"why, and how to rebuild"`
+	ServerMode        string          `json:"server_mode" jsonschema:"server, preview or read-only"`
+	Toolsets          []string        `json:"toolsets" jsonschema:"toolsets served"`
+	ProjectDir        string          `json:"project_dir" jsonschema:"project directory"`
+	TargetPath        string          `json:"target_path" jsonschema:"current artifacts dir"`
+	TargetBasePath    string          `json:"target_base_path" jsonschema:"base artifacts dir"`
+	CurrentDir        string          `json:"current_dir" jsonschema:"resolved"`
+	BaseDir           string          `json:"base_dir" jsonschema:"resolved"`
+	ArtifactsLoaded   bool            `json:"artifacts_loaded" jsonschema:"artifacts loaded"`
+	ArtifactLoadError string          `json:"artifact_load_error,omitempty" jsonschema:"why not, and the fix"`
+	Tools             []string        `json:"tools" jsonschema:"tools served"`
+	Version           string          `json:"version" jsonschema:"Ripple version"`
 }
 
 // SetBackendInput re-points the server.
 type SetBackendInput struct {
-	Mode           string `json:"mode" enum:"local,cloud" jsonschema:"local; cloud is not supported by Ripple"`
-	SessionID      string `json:"session_id,omitempty" jsonschema:"cloud session id (cloud is not supported)"`
-	APIToken       string `json:"api_token,omitempty" jsonschema:"cloud API token (cloud is not supported)"`
+	Mode           string `json:"mode" enum:"local,cloud" jsonschema:"local (cloud is not supported)"`
+	SessionID      string `json:"session_id,omitempty" jsonschema:"cloud only"`
+	APIToken       string `json:"api_token,omitempty" jsonschema:"cloud only"`
 	ProjectDir     string `json:"project_dir,omitempty" jsonschema:"dbt project directory (default: unchanged)"`
-	TargetPath     string `json:"target_path,omitempty" jsonschema:"current artifacts relative to project_dir (default target, or unchanged when project_dir is not given)"`
-	TargetBasePath string `json:"target_base_path,omitempty" jsonschema:"base artifacts relative to project_dir (default target-base, or unchanged when project_dir is not given)"`
+	TargetPath     string `json:"target_path,omitempty" jsonschema:"current artifacts dir (default target)"`
+	TargetBasePath string `json:"target_base_path,omitempty" jsonschema:"base artifacts dir (default target-base)"`
 }
 
 // SetBackendResult is the new configuration.
 type SetBackendResult struct {
 	Mode           string `json:"mode" jsonschema:"local"`
 	AdapterType    string `json:"adapter_type" jsonschema:"dbt"`
-	SingleEnv      bool   `json:"single_env" jsonschema:"true when there is no base build"`
-	ProjectDir     string `json:"project_dir" jsonschema:"dbt project directory now in use"`
-	TargetPath     string `json:"target_path" jsonschema:"current artifacts relative to project_dir"`
-	TargetBasePath string `json:"target_base_path" jsonschema:"base artifacts relative to project_dir"`
+	SingleEnv      bool   `json:"single_env" jsonschema:"no base build"`
+	ProjectDir     string `json:"project_dir" jsonschema:"project directory"`
+	TargetPath     string `json:"target_path" jsonschema:"current artifacts dir"`
+	TargetBasePath string `json:"target_base_path" jsonschema:"base artifacts dir"`
 }
 
 // supportTasks are the peer's task keys and the operation each needs.
@@ -71,16 +71,16 @@ func (s *Server) mcpOnlyOps() *ops.Registry {
 	ops.Add(r, ops.Spec{
 		Name:  "get_server_info",
 		Title: "Server info",
-		Description: "Describe the server: mode (local), adapter_type, support_tasks, single_env (no base build: diffs show no change), base_status " +
-			"(are the base artifacts usable), server_mode, toolsets, paths, artifact_load_error with how to fix it, tools and version. Call it first when other tools fail.",
+		Description: "Server context: mode, adapter, support_tasks, single_env, base_status (are the base artifacts usable), paths, " +
+			"load errors, tools. Call it first when other tools fail.",
 	}, func(ctx context.Context, _ *ops.Session, _ *ServerInfoInput) (*ServerInfo, error) {
 		return s.info(ctx), nil
 	}, nil)
 	ops.Add(r, ops.Spec{
 		Name:  "set_backend",
 		Title: "Set backend",
-		Description: "Re-point the server (mode 'local') at another dbt project or artifact directories; fields left out keep their value. " +
-			"The artifacts load at once; on failure the previous configuration stays and the error says what is missing. mode 'cloud' is not supported.",
+		Description: "Point the server (mode local) at another project or artifact dirs; omitted fields keep their value, a failed switch " +
+			"changes nothing. No cloud.",
 	}, func(ctx context.Context, _ *ops.Session, in *SetBackendInput) (*SetBackendResult, error) {
 		return s.setBackend(ctx, in)
 	}, nil)

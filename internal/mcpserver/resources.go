@@ -82,7 +82,8 @@ func (s *Server) readOp(ctx context.Context, uri, name string, args map[string]a
 	if !ok {
 		return nil, missingOp(uri, name)
 	}
-	if !s.exposed(op) {
+	// Resources do not depend on the toolsets served, only on the mode.
+	if !s.modeAllows(op) {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: fmt.Sprintf(
 			"resource %s needs the %s operation, which is not available in %s mode", uri, name, s.mode)}
 	}

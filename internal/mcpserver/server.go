@@ -247,9 +247,9 @@ func (s *Server) toolFor(op *ops.Op, single bool) *mcp.Tool {
 		// creating a check is idempotent on type and params.
 		ann.IdempotentHint = op.Name == "create_check" || op.Name == "set_backend"
 	}
+	// No title: it would repeat the name for every tool of tools/list.
 	return &mcp.Tool{
 		Name:         op.Name,
-		Title:        op.Title,
 		Description:  desc,
 		InputSchema:  wireSchema(op.InputSchema),
 		OutputSchema: wireOutputSchema(op.OutputSchema, op.OutputType()),

@@ -225,33 +225,33 @@ func trigger(ctx context.Context, given string) (checks.Trigger, error) {
 
 // CreateCheckInput saves (and by default runs) a check.
 type CreateCheckInput struct {
-	Type        string          `json:"type" jsonschema:"check type: the operation to run, e.g. row_count_diff"`
-	Params      json.RawMessage `json:"params" jsonschema:"the operation's parameters, exactly as when calling it"`
+	Type        string          `json:"type" jsonschema:"the operation to run"`
+	Params      json.RawMessage `json:"params" jsonschema:"its parameters"`
 	Name        string          `json:"name" jsonschema:"display name"`
-	Description string          `json:"description,omitempty" jsonschema:"why the check exists"`
-	TriggeredBy string          `json:"triggered_by,omitempty" enum:"user,recce_ai,agent" jsonschema:"user or recce_ai (agent: deprecated spelling of recce_ai); default recce_ai over MCP, user on the CLI"`
-	Run         *bool           `json:"run,omitempty" jsonschema:"run the check now and approve it when the run succeeds (default true); false only saves it"`
+	Description string          `json:"description,omitempty" jsonschema:"what was found and why it matters"`
+	TriggeredBy string          `json:"triggered_by,omitempty" enum:"user,recce_ai,agent" jsonschema:"user or recce_ai (MCP default)"`
+	Run         *bool           `json:"run,omitempty" jsonschema:"run now, approve on success (default true)"`
 }
 
-// CreateCheckResult is the peer's create_check answer plus the check.
+// CreateCheckResult is the peer's create_check answer plus the run's id
+// (list_checks shows the check).
 type CreateCheckResult struct {
-	CheckID     string       `json:"check_id" jsonschema:"the check's id"`
-	Created     bool         `json:"created" jsonschema:"false when a check with the same type and params existed: its name and description were updated"`
-	RunExecuted bool         `json:"run_executed" jsonschema:"true when the run finished (the check is then approved)"`
-	RunError    string       `json:"run_error,omitempty" jsonschema:"why the run failed"`
-	Check       checks.Check `json:"check" jsonschema:"the check after this call"`
-	RunID       string       `json:"run_id,omitempty" jsonschema:"id of the run, to cite; its result: run_check or the state file"`
+	CheckID     string `json:"check_id" jsonschema:"check id"`
+	Created     bool   `json:"created" jsonschema:"false: same type+params existed, renamed"`
+	RunExecuted bool   `json:"run_executed" jsonschema:"the run finished"`
+	RunError    string `json:"run_error,omitempty" jsonschema:"why the run failed"`
+	RunID       string `json:"run_id,omitempty" jsonschema:"the run, to cite"`
 }
 
 // RunCheckInput re-runs a check.
 type RunCheckInput struct {
-	CheckID     string `json:"check_id" jsonschema:"check id from list_checks or create_check"`
-	TriggeredBy string `json:"triggered_by,omitempty" enum:"user,recce_ai,agent" jsonschema:"user or recce_ai (agent: deprecated spelling of recce_ai); default recce_ai over MCP, user on the CLI"`
+	CheckID     string `json:"check_id" jsonschema:"check id"`
+	TriggeredBy string `json:"triggered_by,omitempty" enum:"user,recce_ai,agent" jsonschema:"user or recce_ai (MCP default)"`
 }
 
 // CheckIDInput names a check.
 type CheckIDInput struct {
-	CheckID string `json:"check_id" jsonschema:"check id from list_checks or create_check"`
+	CheckID string `json:"check_id" jsonschema:"check id"`
 }
 
 // ApproveInput approves or unapproves a check.
@@ -268,7 +268,7 @@ type ReorderInput struct {
 
 // CheckResult wraps one check.
 type CheckResult struct {
-	Check checks.Check `json:"check" jsonschema:"the check after this call"`
+	Check checks.Check `json:"check" jsonschema:"the check"`
 }
 
 // DeleteResult confirms a deletion.
@@ -301,8 +301,7 @@ func withStore[In, Out any](f func(ctx context.Context, s *Session, st *checks.S
 
 func addCheckOps(r *Registry) {
 	Add(r, Spec{Name: "list_checks", Title: "List checks",
-		Description: "The saved checks: check_id, name, type, description, params, is_checked (approved), is_preset, the last run's status, whether it is outdated " +
-			"(artifacts newer than the last run) and its CI verdict (mismatched); total, approved and outdated counts."},
+		Description: "The saved checks with approval (is_checked), last run status, outdated flag and CI verdict (mismatched), and totals."},
 		withStore(func(ctx context.Context, s *Session, st *checks.Store, _ *ListChecksInput) (*checks.ListResult, error) {
 			// Without loadable artifacts nothing can be called outdated.
 			var modTime time.Time
@@ -313,8 +312,8 @@ func addCheckOps(r *Registry) {
 			return &res, nil
 		}, false), renderChecks)
 	Add(r, Spec{Name: "create_check", Title: "Create check", WritesState: true, Warehouse: true,
-		Description: "Save a diff as a check and run it: type is the operation (e.g. row_count_diff, value_diff, query_diff), params its arguments. " +
-			"A successful run approves the check (run=false only saves it). Idempotent on type+params: a second create updates name/description (created=false)."},
+		Description: "Save a check (type = an operation, params = its arguments) and run it; a successful run approves it (run=false only saves). " +
+			"Idempotent on type+params: the name is updated, created=false."},
 		withStore(func(ctx context.Context, s *Session, st *checks.Store, in *CreateCheckInput) (*CreateCheckResult, error) {
 			by, err := trigger(ctx, in.TriggeredBy)
 			if err != nil {
@@ -324,22 +323,18 @@ func addCheckOps(r *Registry) {
 			if err != nil {
 				return nil, err
 			}
-			res := &CreateCheckResult{CheckID: created.CheckID, Created: created.Created, Check: created.Check}
+			res := &CreateCheckResult{CheckID: created.CheckID, Created: created.Created}
 			if in.Run == nil || *in.Run {
 				run, err := runAndApprove(ctx, st, created.CheckID, by)
 				if err != nil {
 					return nil, err
 				}
 				res.RunID, res.RunExecuted, res.RunError = run.ID, run.Status == checks.StatusFinished, run.Error
-				if res.Check, err = st.Get(created.CheckID); err != nil {
-					return nil, err
-				}
 			}
 			return res, nil
 		}, true), nil)
 	Add(r, Spec{Name: "run_check", Title: "Run check", WritesState: true, Warehouse: true,
-		Description: "Re-run a saved check and return the run: run_id, type, name, params, check_id, result, error, status (Finished, Failed, Cancelled), " +
-			"progress, run_at, triggered_by. A Finished run approves the check."},
+		Description: "Re-run a saved check; returns the run (status Finished, Failed or Cancelled; result or error). A Finished run approves the check."},
 		withStore(func(ctx context.Context, s *Session, st *checks.Store, in *RunCheckInput) (*checks.Run, error) {
 			by, err := trigger(ctx, in.TriggeredBy)
 			if err != nil {

@@ -70,6 +70,12 @@ func listChecks(t *testing.T, s *Session) *checks.ListResult {
 	return callOp[checks.ListResult](t, s, "list_checks", map[string]any{})
 }
 
+// checkOf is one listed check.
+func checkOf(t *testing.T, s *Session, id string) checks.CheckInfo {
+	t.Helper()
+	return checkInfo(t, listChecks(t, s), id)
+}
+
 func checkInfo(t *testing.T, l *checks.ListResult, id string) checks.CheckInfo {
 	t.Helper()
 	for _, c := range l.Checks {
@@ -96,13 +102,13 @@ func TestCreateCheckIsIdempotent(t *testing.T) {
 		path := useStateFile(t, e.session)
 		first := callOp[CreateCheckResult](t, e.session, "create_check", map[string]any{
 			"type": "value_diff", "params": map[string]any{"model": "orders", "primary_key": "id"}, "name": "Orders values", "run": false})
-		if !first.Created || first.CheckID == "" || first.Check.Name != "Orders values" || first.RunExecuted || first.RunID != "" {
+		if !first.Created || first.CheckID == "" || checkOf(t, e.session, first.CheckID).Name != "Orders values" || first.RunExecuted || first.RunID != "" {
 			t.Fatalf("first create = %+v", first)
 		}
 		// Same type and params (keys in another order): same check, renamed.
 		second := callOp[CreateCheckResult](t, e.session, "create_check", map[string]any{
 			"type": "value_diff", "params": map[string]any{"primary_key": "id", "model": "orders"}, "name": "Orders by id", "description": "why", "run": false})
-		if second.Created || second.CheckID != first.CheckID || second.Check.Name != "Orders by id" || second.Check.Description != "why" {
+		if c := checkOf(t, e.session, first.CheckID); second.Created || second.CheckID != first.CheckID || c.Name != "Orders by id" || c.Description != "why" {
 			t.Fatalf("second create = %+v, want check %s updated", second, first.CheckID)
 		}
 		// Other params: another check.
@@ -117,8 +123,8 @@ func TestCreateCheckIsIdempotent(t *testing.T) {
 			"type": "query_diff", "params": map[string]any{"sql": "select 1 as x"}, "name": "Q", "run": false})
 		q2 := callOp[CreateCheckResult](t, e.session, "create_check", map[string]any{
 			"type": "query_diff", "params": map[string]any{"sql_template": "select 1 as x"}, "name": "Q2", "run": false})
-		if q2.Created || q2.CheckID != q1.CheckID || string(q1.Check.Params) != `{"sql_template":"select 1 as x"}` {
-			t.Fatalf("query_diff with sql then sql_template: %+v / %+v (params %s)", q1, q2, q1.Check.Params)
+		if p := checkOf(t, e.session, q1.CheckID).Params; q2.Created || q2.CheckID != q1.CheckID || string(p) != `{"sql_template":"select 1 as x"}` {
+			t.Fatalf("query_diff with sql then sql_template: %+v / %+v (params %s)", q1, q2, p)
 		}
 		l := listChecks(t, e.session)
 		if l.Total != 3 || l.Approved != 0 || l.Outdated != 0 {
@@ -172,12 +178,12 @@ func TestCreateCheckRunsAndApproves(t *testing.T) {
 
 		bad := callOpCtx[CreateCheckResult](t, agent, e.session, "create_check", map[string]any{
 			"type": "value_diff", "params": map[string]any{"model": "orders", "primary_key": "no_such_column"}, "name": "Broken"})
-		if !bad.Created || bad.RunExecuted || !strings.Contains(bad.RunError, `column "no_such_column" does not exist in orders`) || bad.RunID == "" || bad.Check.IsChecked {
+		if !bad.Created || bad.RunExecuted || !strings.Contains(bad.RunError, `column "no_such_column" does not exist in orders`) || bad.RunID == "" || checkOf(t, e.session, bad.CheckID).IsChecked {
 			t.Fatalf("failing create = %+v", bad)
 		}
 		good := callOpCtx[CreateCheckResult](t, agent, e.session, "create_check", map[string]any{
 			"type": "value_diff", "params": map[string]any{"model": "orders", "primary_key": "id"}, "name": "Orders values"})
-		if !good.Created || !good.RunExecuted || good.RunError != "" || !good.Check.IsChecked || good.Check.LastRunID != good.RunID {
+		if c := checkOf(t, e.session, good.CheckID); !good.Created || !good.RunExecuted || good.RunError != "" || !c.IsChecked || c.LastRunID != good.RunID {
 			t.Fatalf("succeeding create = %+v", good)
 		}
 		// A user's successful run approves too, and triggered_by is recorded as given.
@@ -185,7 +191,7 @@ func TestCreateCheckRunsAndApproves(t *testing.T) {
 			"type": "value_diff", "params": map[string]any{"model": "customers", "primary_key": "id"}, "name": "Customers"})
 		viaAI := callOp[CreateCheckResult](t, e.session, "create_check", map[string]any{
 			"type": "row_count_diff", "params": map[string]any{"node_names": []string{"payments"}}, "name": "Payments", "triggered_by": "recce_ai"})
-		if !user.RunExecuted || !user.Check.IsChecked || !viaAI.Check.IsChecked {
+		if !user.RunExecuted || !checkOf(t, e.session, user.CheckID).IsChecked || !checkOf(t, e.session, viaAI.CheckID).IsChecked {
 			t.Errorf("user creates = %+v / %+v", user, viaAI)
 		}
 		st := loadState(t, path)
@@ -217,7 +223,7 @@ func TestCreateCheckRunsAndApproves(t *testing.T) {
 		// The same check again: not created, run again, still approved.
 		again := callOp[CreateCheckResult](t, e.session, "create_check", map[string]any{
 			"type": "value_diff", "params": map[string]any{"model": "orders", "primary_key": "id"}, "name": "Orders values (again)"})
-		if again.Created || again.CheckID != good.CheckID || !again.RunExecuted || again.RunID == good.RunID || again.Check.Name != "Orders values (again)" {
+		if again.Created || again.CheckID != good.CheckID || !again.RunExecuted || again.RunID == good.RunID || checkOf(t, e.session, good.CheckID).Name != "Orders values (again)" {
 			t.Errorf("second create = %+v", again)
 		}
 	})
@@ -606,7 +612,7 @@ func TestEveryCheckTypeRuns(t *testing.T) {
 				t.Errorf("%s: create: %v", typ, err)
 				continue
 			}
-			if !r.RunExecuted || !r.Check.IsChecked {
+			if !r.RunExecuted || !checkOf(t, e.session, r.CheckID).IsChecked {
 				t.Errorf("%s: advertised check type cannot run: %s", typ, r.RunError)
 			}
 		}

@@ -172,111 +172,111 @@ func shortName(id string) string {
 
 // GetCLLInput selects the lineage to return.
 type GetCLLInput struct {
-	NodeID         string `json:"node_id,omitempty" jsonschema:"unique id (or name) of a model, seed, snapshot or source; default: every changed node"`
-	Column         string `json:"column,omitempty" jsonschema:"trace only this column of node_id, upstream and downstream"`
-	ChangeAnalysis bool   `json:"change_analysis,omitempty" jsonschema:"add change_status, change_category and impacted (base vs current; default false)"`
+	NodeID         string `json:"node_id,omitempty" jsonschema:"model, seed, snapshot or source (default: every changed node)"`
+	Column         string `json:"column,omitempty" jsonschema:"trace one column of node_id"`
+	ChangeAnalysis bool   `json:"change_analysis,omitempty" jsonschema:"add change_status, change_category, impacted (default false)"`
 }
 
 // ColumnRef names a column of a node.
 type ColumnRef struct {
-	Node   string `json:"node" jsonschema:"unique id of the node (or the relation, when it is not in the manifest)"`
+	Node   string `json:"node" jsonschema:"node id (or relation)"`
 	Column string `json:"column" jsonschema:"column name"`
 }
 
 // CLLColumn is one column with its direct dependencies.
 type CLLColumn struct {
 	ID                 string      `json:"id" jsonschema:"<node_id>_<column>"`
-	TableID            string      `json:"table_id" jsonschema:"unique id of the node the column belongs to"`
+	TableID            string      `json:"table_id" jsonschema:"its node id"`
 	Name               string      `json:"name" jsonschema:"column name"`
-	Type               string      `json:"type,omitempty" jsonschema:"data type from the catalog"`
-	TransformationType string      `json:"transformation_type" jsonschema:"source (no column input, or a seed/source column), passthrough, renamed, derived (computed, aggregates included) or unknown (opaque SQL)"`
-	IsAggregate        bool        `json:"is_aggregate,omitempty" jsonschema:"true when derived by an aggregate function"`
-	ChangeStatus       string      `json:"change_status,omitempty" jsonschema:"added, removed or modified (with change_analysis)"`
-	DependsOn          []ColumnRef `json:"depends_on" jsonschema:"the columns it is computed from, one hop up"`
+	Type               string      `json:"type,omitempty" jsonschema:"data type"`
+	TransformationType string      `json:"transformation_type" jsonschema:"source, passthrough, renamed, derived or unknown"`
+	IsAggregate        bool        `json:"is_aggregate,omitempty" jsonschema:"derived by an aggregate"`
+	ChangeStatus       string      `json:"change_status,omitempty" jsonschema:"added, removed or modified"`
+	DependsOn          []ColumnRef `json:"depends_on" jsonschema:"direct inputs"`
 }
 
 // CLLNode is a node of the column-lineage graph.
 type CLLNode struct {
 	ID             string                `json:"id" jsonschema:"unique id"`
 	Name           string                `json:"name" jsonschema:"node name"`
-	PackageName    string                `json:"package_name" jsonschema:"dbt package"`
+	PackageName    string                `json:"package_name" jsonschema:"package"`
 	ResourceType   string                `json:"resource_type" jsonschema:"model, seed, snapshot or source"`
-	SourceName     string                `json:"source_name,omitempty" jsonschema:"source name, for sources"`
-	ChangeStatus   string                `json:"change_status,omitempty" jsonschema:"added, removed or modified (with change_analysis)"`
-	ChangeCategory string                `json:"change_category,omitempty" jsonschema:"breaking, partial_breaking, non_breaking or unknown (with change_analysis)"`
-	Columns        map[string]*CLLColumn `json:"columns" jsonschema:"the node's returned columns keyed by name (the same entries as the top-level columns)"`
-	Impacted       *bool                 `json:"impacted,omitempty" jsonschema:"modified or downstream of a modified node (with change_analysis)"`
-	Opaque         bool                  `json:"opaque,omitempty" jsonschema:"true when its SQL could not be analysed: its lineage is unknown, not empty"`
-	OpaqueReason   string                `json:"opaque_reason,omitempty" jsonschema:"why it is opaque"`
+	SourceName     string                `json:"source_name,omitempty" jsonschema:"for sources"`
+	ChangeStatus   string                `json:"change_status,omitempty" jsonschema:"added, removed or modified"`
+	ChangeCategory string                `json:"change_category,omitempty" jsonschema:"breaking, partial_breaking, non_breaking or unknown"`
+	Columns        map[string]*CLLColumn `json:"columns" jsonschema:"its columns by name"`
+	Impacted       *bool                 `json:"impacted,omitempty" jsonschema:"modified or downstream"`
+	Opaque         bool                  `json:"opaque,omitempty" jsonschema:"lineage unknown (not empty)"`
+	OpaqueReason   string                `json:"opaque_reason,omitempty" jsonschema:"why"`
 }
 
 // CLLResult is column-level lineage around a node, a column or the change.
 type CLLResult struct {
-	Nodes     map[string]*CLLNode   `json:"nodes" jsonschema:"nodes by unique id"`
-	Columns   map[string]*CLLColumn `json:"columns" jsonschema:"columns by id (<node_id>_<column>)"`
-	ParentMap map[string][]string   `json:"parent_map" jsonschema:"node id to parent node ids, and column id to the column ids it depends on"`
-	ChildMap  map[string][]string   `json:"child_map" jsonschema:"the inverse of parent_map"`
-	Truncated bool                  `json:"truncated,omitempty" jsonschema:"true when the lineage was cut at 5,000 columns: narrow it with node_id and column"`
+	Nodes     map[string]*CLLNode   `json:"nodes" jsonschema:"nodes by id"`
+	Columns   map[string]*CLLColumn `json:"columns" jsonschema:"columns by id"`
+	ParentMap map[string][]string   `json:"parent_map" jsonschema:"node and column ids to their parents"`
+	ChildMap  map[string][]string   `json:"child_map" jsonschema:"ids to their children"`
+	Truncated bool                  `json:"truncated,omitempty" jsonschema:"cut at 5,000 columns"`
 }
 
 // AnalyzeModelInput names a model.
 type AnalyzeModelInput struct {
-	ModelID string `json:"model_id" jsonschema:"unique id, e.g. model.jaffle_shop.orders (a model name also works)"`
+	ModelID string `json:"model_id" jsonschema:"model unique id (or name)"`
 }
 
 // Projection is one output column of a model's SQL.
 type Projection struct {
-	Name          string   `json:"name" jsonschema:"output column"`
-	SourceColumns []string `json:"source_columns" jsonschema:"upstream node.column it is computed from"`
-	IsAggregate   bool     `json:"is_aggregate" jsonschema:"computed by an aggregate function"`
-	IsDerived     bool     `json:"is_derived" jsonschema:"computed rather than copied"`
+	Name          string   `json:"name" jsonschema:"column"`
+	SourceColumns []string `json:"source_columns" jsonschema:"inputs, as node.column"`
+	IsAggregate   bool     `json:"is_aggregate" jsonschema:"aggregate"`
+	IsDerived     bool     `json:"is_derived" jsonschema:"computed"`
 }
 
 // SQLJoin is one join of a model's SQL.
 type SQLJoin struct {
-	Table     string `json:"table" jsonschema:"the joined relation"`
-	JoinType  string `json:"join_type" jsonschema:"INNER, LEFT, RIGHT, FULL, CROSS, ..."`
-	Condition string `json:"condition" jsonschema:"the ON condition as SQL; empty for none"`
+	Table     string `json:"table" jsonschema:"joined table"`
+	JoinType  string `json:"join_type" jsonschema:"INNER, LEFT, ..."`
+	Condition string `json:"condition" jsonschema:"ON condition"`
 }
 
 // SQLAggregation is one aggregate call.
 type SQLAggregation struct {
-	Function string `json:"function" jsonschema:"aggregate function, e.g. SUM"`
-	Column   string `json:"column" jsonschema:"its argument column; empty for count(*)"`
+	Function string `json:"function" jsonschema:"function"`
+	Column   string `json:"column" jsonschema:"argument column"`
 }
 
 // SQLStructure is the structure of a model's compiled SQL.
 type SQLStructure struct {
-	Refs            []string         `json:"refs" jsonschema:"upstream tables read, by table name (CTE names excluded)"`
-	Relations       []string         `json:"relations" jsonschema:"the same tables as fully qualified relations"`
-	Projections     []Projection     `json:"projections" jsonschema:"output columns, merged across the legs of a set operation"`
-	Filters         []string         `json:"filters" jsonschema:"WHERE conditions as SQL"`
+	Refs            []string         `json:"refs" jsonschema:"tables read (no CTEs)"`
+	Relations       []string         `json:"relations" jsonschema:"refs, fully qualified"`
+	Projections     []Projection     `json:"projections" jsonschema:"output columns"`
+	Filters         []string         `json:"filters" jsonschema:"WHERE conditions"`
 	Joins           []SQLJoin        `json:"joins" jsonschema:"joins"`
-	GroupBy         []string         `json:"group_by" jsonschema:"GROUP BY expressions"`
-	Having          []string         `json:"having" jsonschema:"HAVING conditions"`
-	OrderBy         []string         `json:"order_by" jsonschema:"ORDER BY expressions"`
+	GroupBy         []string         `json:"group_by" jsonschema:"GROUP BY"`
+	Having          []string         `json:"having" jsonschema:"HAVING"`
+	OrderBy         []string         `json:"order_by" jsonschema:"ORDER BY"`
 	Aggregations    []SQLAggregation `json:"aggregations" jsonschema:"aggregate calls"`
-	CaseExpressions []string         `json:"case_expressions" jsonschema:"every CASE expression as SQL, nested ones included"`
+	CaseExpressions []string         `json:"case_expressions" jsonschema:"CASE expressions as SQL"`
 	Distinct        bool             `json:"distinct" jsonschema:"SELECT DISTINCT"`
-	HasSubquery     bool             `json:"has_subquery" jsonschema:"contains a subquery"`
-	HasCTE          bool             `json:"has_cte" jsonschema:"has a WITH clause"`
-	IsSetOperation  bool             `json:"is_set_operation" jsonschema:"UNION, INTERSECT or EXCEPT at the top"`
-	Unparseable     bool             `json:"unparseable" jsonschema:"the SQL could not be parsed: fall back to reading it"`
-	ParseError      string           `json:"parse_error,omitempty" jsonschema:"why it could not be parsed"`
-	Qualify         []string         `json:"qualify,omitempty" jsonschema:"QUALIFY conditions"`
-	WindowFunctions int              `json:"window_functions" jsonschema:"number of window function calls"`
+	HasSubquery     bool             `json:"has_subquery" jsonschema:"has a subquery"`
+	HasCTE          bool             `json:"has_cte" jsonschema:"has WITH"`
+	IsSetOperation  bool             `json:"is_set_operation" jsonschema:"UNION/INTERSECT/EXCEPT"`
+	Unparseable     bool             `json:"unparseable" jsonschema:"SQL did not parse"`
+	ParseError      string           `json:"parse_error,omitempty" jsonschema:"parse error"`
+	Qualify         []string         `json:"qualify,omitempty" jsonschema:"QUALIFY"`
+	WindowFunctions int              `json:"window_functions" jsonschema:"window function calls"`
 }
 
 // AnalyzeModelResult is a model's SQL structure and its direct downstream.
 type AnalyzeModelResult struct {
-	ModelID    string        `json:"model_id" jsonschema:"unique id of the model"`
-	Opaque     bool          `json:"opaque" jsonschema:"true when its column lineage is unknown"`
-	Reason     string        `json:"opaque_reason,omitempty" jsonschema:"why it is opaque"`
-	Structure  *SQLStructure `json:"structure" jsonschema:"the structure of its compiled SQL"`
+	ModelID    string        `json:"model_id" jsonschema:"model id"`
+	Opaque     bool          `json:"opaque" jsonschema:"lineage unknown"`
+	Reason     string        `json:"opaque_reason,omitempty" jsonschema:"why"`
+	Structure  *SQLStructure `json:"structure" jsonschema:"compiled SQL structure"`
 	Downstream struct {
-		Models  []string    `json:"models" jsonschema:"models reading its columns directly, sorted"`
-		Columns []ColumnRef `json:"columns" jsonschema:"their columns computed from its columns (one hop; traverse with get_cll)"`
-	} `json:"downstream" jsonschema:"direct dependents"`
+		Models  []string    `json:"models" jsonschema:"direct downstream models"`
+		Columns []ColumnRef `json:"columns" jsonschema:"their columns reading it"`
+	} `json:"downstream" jsonschema:"one hop down"`
 }
 
 // ColumnImpactInput names changed columns.
@@ -352,13 +352,12 @@ func (r *SQLLineageResult) MarshalJSON() ([]byte, error) {
 
 func addCLLOps(r *Registry) {
 	Add(r, Spec{Name: "get_cll", Memoize: true, Title: "Column-level lineage", Positional: "node_id",
-		Description: "Column-level lineage of a node (or one column), or by default of every changed node, upstream and downstream: nodes " +
-			"(columns keyed by name), columns (id <node_id>_<column>, transformation_type source/passthrough/renamed/derived/unknown, depends_on), " +
-			"parent_map and child_map (node and column ids). Opaque models say why; their lineage is unknown, not empty."},
+		Description: "Column-level lineage of a node or one column (default: every changed node), up and downstream: nodes, columns " +
+			"(transformation_type, depends_on), parent_map and child_map. An opaque model's lineage is unknown, not empty."},
 		getCLL, nil)
 	Add(r, Spec{Name: "analyze_model", Memoize: true, Title: "Analyze model SQL", Positional: "model_id",
-		Description: "The structure of a model's compiled SQL: refs (CTEs excluded), projections with source columns, filters, joins, group_by, " +
-			"having, order_by, aggregations, case_expressions, distinct and subquery/CTE/set-operation flags, plus its direct downstream models and columns."},
+		Description: "Structure of a model's compiled SQL (refs, projections, filters, joins, aggregations, case_expressions, flags) " +
+			"and its direct downstream models and columns."},
 		analyzeModel, nil)
 	Add(r, Spec{Name: "column_impact", Memoize: true, Title: "Column impact",
 		Description: "Where changed columns reach downstream: impacted columns (reason value/row_set/opaque, with the evidence chain), impacted models, and models that " +

@@ -54,15 +54,13 @@ func addDiff[In, Out any](r *Registry, spec Spec, run func(context.Context, diff
 
 func addDiffOps(r *Registry) {
 	addDiff(r, Spec{Name: "row_count_diff", RunBacked: true, Title: "Row count diff", Positional: "node_names",
-		Description: "Row counts of models (tables, views, incremental, snapshots) in base and current: {<model>: {base, curr, base_meta, curr_meta}, run_id}; " +
-			"a null count has its reason in *_meta.status: not_in_manifest, unsupported_resource_type, unsupported_materialization, table_not_found or " +
-			"permission_denied. table_not_found means stale artifacts or a misconfigured environment: report it, never read it as 0 rows. " +
-			"Name models with node_names / node_ids or a selector."},
+		Description: "Row counts in base and current: {<model>: {base, curr, base_meta, curr_meta}, run_id}. A null count's *_meta.status says why: " +
+			"not_in_manifest, unsupported_resource_type, unsupported_materialization, permission_denied or table_not_found (stale " +
+			"artifacts or a misconfigured environment: report it, it is not 0 rows)."},
 		diff.RowCountDiff, renderRowCounts)
 	Add(r, Spec{Name: "schema_diff", Memoize: true, Title: "Schema diff", DiffTool: true,
-		Description: "Added, removed and type-changed columns per node from both builds' catalogs (no warehouse query), as a DataFrame " +
-			"(node_id, column, change_status, base_type, current_type; limit 100) with schema_coverage. No rows means no change only when " +
-			"schema_coverage.status is complete; partial lists nodes without column metadata on one side (never evidence of removal)."},
+		Description: "Added, removed and type-changed columns from both catalogs as a DataFrame, with schema_coverage: no rows means no change " +
+			"only when it is complete; partial lists nodes lacking column metadata (not evidence of removal)."},
 		func(ctx context.Context, s *Session, in *diff.SchemaDiffInput) (*diff.SchemaDiffResult, error) {
 			env, err := diffEnv(ctx, s, false)
 			if err != nil {
@@ -71,32 +69,30 @@ func addDiffOps(r *Registry) {
 			return diff.SchemaDiff(ctx, env, *in)
 		}, nil)
 	addDiff(r, Spec{Name: "query", RunBacked: true, Title: "Query", Positional: "sql_template",
-		Description: "Run a read-only SELECT in current (base=true: in base); {{ ref('m') }} and {{ source('s','t') }} resolve to that environment. " +
-			"Returns a DataFrame capped at 2,000 rows (limit, more, total_row_count), the SQL as run and run_id."},
+		Description: "Run a read-only SELECT in current (base=true: in base); {{ ref() }} and {{ source() }} resolve per environment. " +
+			"A DataFrame capped at 2,000 rows."},
 		diff.Query, nil)
 	addDiff(r, Spec{Name: "query_diff", RunBacked: true, Title: "Query diff",
-		Description: "Run sql_template in both environments (base_sql_template in base if given). Without primary_keys: base and current DataFrames. " +
-			"With primary_keys the warehouse computes diff: only the differing rows, in_a = in base, in_b = in current, and a summary."},
+		Description: "Run sql_template (base_sql_template in base) in both environments: base and current DataFrames; with primary_keys " +
+			"the warehouse returns only the differing rows (diff, in_a/in_b) and a summary."},
 		diff.QueryDiff, nil)
 	addDiff(r, Spec{Name: "value_diff", RunBacked: true, Title: "Value diff",
-		Description: "Compare a model's rows by primary key in one warehouse pass: summary {total, added, removed, changed} and per column matched and matched_p " +
-			"(plus NULL-only-on-one-side counts and numeric means). The key is verified unique and not NULL first."},
+		Description: "Compare a model's rows by primary key in one warehouse pass: summary {total, added, removed, changed} and per-column " +
+			"matched and matched_p. The key is verified unique and not NULL first."},
 		diff.ValueDiff, nil)
 	addDiff(r, Spec{Name: "profile_diff", RunBacked: true, Title: "Profile diff",
-		Description: "Profile a model's columns in both environments (one query per side): per column row_count, not_null_proportion, distinct_proportion, " +
-			"distinct_count, is_unique, min, max, avg, median. Correct on empty tables."},
+		Description: "Profile a model's columns in both environments: row_count, not_null_proportion, distinct_proportion, " +
+			"distinct_count, is_unique, min, max, avg, median."},
 		diff.ProfileDiff, nil)
 	addDiff(r, Spec{Name: "top_k_diff", Title: "Top-k diff",
-		Description: "The k most frequent values of a column (default 10) over both environments, as one shared values list with base and current counts, " +
-			"plus valids (non-NULL) and total per side."},
+		Description: "The k (default 10) most frequent values of a column over both environments, with each side's counts, valids and total."},
 		diff.TopKDiff, nil)
 	addDiff(r, Spec{Name: "histogram_diff", Title: "Histogram diff",
-		Description: "Histograms of a numeric or date/time column in both environments on shared bins from both sides' min and max (num_bins, default 50; " +
-			"dates bucket by year, month or day by span)."},
+		Description: "Histograms of a numeric or date column in both environments on shared bins (num_bins, default 50; dates by year, month or day)."},
 		diff.HistogramDiff, nil)
 	addDiff(r, Spec{Name: "value_diff_detail", Title: "Value diff detail",
-		Description: "The rows that differ between base and current by primary key, key columns first, with in_a (row in base) and in_b (row in current); " +
-			"a changed row appears twice. Capped (limit, default 1,000)."},
+		Description: "The rows that differ by primary key, with in_a (in base) and in_b (in current); a changed row appears twice. " +
+			"Capped (limit, default 1,000)."},
 		diff.ValueDiffDetail, nil)
 }
 

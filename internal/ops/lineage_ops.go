@@ -11,26 +11,24 @@ import (
 )
 
 // SelectNote ends the description of every select parameter.
-const SelectNote = "SPACE = union (OR), COMMA = intersection (AND): comma-joining distinct names matches nothing. " +
-	"Bare names match exactly; name* matches a prefix. Grammar: select_nodes."
+const SelectNote = "SPACE = union (OR), COMMA = intersection (AND); name* = prefix."
 
 // SelectGrammar is the selector grammar, documented once (select_nodes).
-const SelectGrammar = "dbt node selection: space = union, comma = intersection, `name*` = prefix wildcard; " +
-	"`+x` ancestors, `x+` descendants, `2+x` / `x+1` with depth, `@x`; methods tag:, path:, file:, fqn:, package:, " +
-	"config.<key>:<value>, resource_type:, source:, exposure:, metric:, test_type:, test_name:, " +
-	"state:new|old|modified|unmodified and state:modified.body|configs|relation|persisted_descriptions|macros|contract."
+const SelectGrammar = "dbt selection: space = union, comma = intersection, name* prefix, +x ancestors, x+ descendants (2+x, x+1: depth), @x; " +
+	"tag:, path:, file:, fqn:, package:, config.<key>:<value>, resource_type:, source:, exposure:, metric:, test_type:, test_name:, " +
+	"state:new|old|modified|unmodified, state:modified.body|configs|relation|persisted_descriptions|macros|contract."
 
 // SelectInput is the common selection input.
 type SelectInput struct {
 	Select   string   `json:"select,omitempty" jsonschema:"dbt selector."`
-	Exclude  string   `json:"exclude,omitempty" jsonschema:"dbt selector of nodes to leave out"`
-	Packages []string `json:"packages,omitempty" jsonschema:"packages to select from (default: the root project)"`
-	ViewMode string   `json:"view_mode,omitempty" enum:"all,changed_models" jsonschema:"changed_models keeps only 1+state:modified+; all (or omitted) keeps everything"`
+	Exclude  string   `json:"exclude,omitempty" jsonschema:"dbt selector to exclude"`
+	Packages []string `json:"packages,omitempty" jsonschema:"packages (default: the root project)"`
+	ViewMode string   `json:"view_mode,omitempty" enum:"all,changed_models" jsonschema:"changed_models: only 1+state:modified+"`
 }
 
 // SelectResult lists selected unique ids.
 type SelectResult struct {
-	Nodes []string `json:"nodes" jsonschema:"selected unique ids, sorted; tests only when selected by resource type"`
+	Nodes []string `json:"nodes" jsonschema:"unique ids, sorted (tests only if selected by type)"`
 }
 
 // selectIDs runs the selector over the session's comparison.
@@ -55,10 +53,9 @@ func addLineageOps(r *Registry) {
 	Add(r, Spec{
 		Name: "lineage_diff", Memoize: true,
 		Title: "Lineage diff",
-		Description: "Compare the model graph of base and current: nodes and edges as DataFrames. `impacted` is authoritative: true = modified or " +
-			"downstream of a modified node through ref (false even when sharing upstream sources). To draw it: Mermaid `graph LR`; added fill #d4edda " +
-			"stroke #28a745, removed fill #f8d7da stroke #dc3545, modified fill #fff3cd stroke #ffc107, impacted unchanged stroke #ffc107, " +
-			"others stroke #d3d3d3 color #999999.",
+		Description: "Lineage diff of base and current as nodes and edges DataFrames. impacted is authoritative: modified or downstream through ref " +
+			"(false even when sharing sources). Mermaid graph LR fill/stroke: added #d4edda/#28a745, removed #f8d7da/#dc3545, " +
+			"modified #fff3cd/#ffc107, impacted #ffffff/#ffc107, others #ffffff/#d3d3d3.",
 		DiffTool: true,
 	}, func(ctx context.Context, s *Session, in *lineage.DiffInput) (*lineage.DiffResult, error) {
 		mode := in.ViewMode
@@ -75,7 +72,7 @@ func addLineageOps(r *Registry) {
 	Add(r, Spec{
 		Name: "select_nodes", Memoize: true,
 		Title:       "Select nodes",
-		Description: "Resolve a dbt selection against the union of both builds (removed nodes included) and return the sorted unique ids. " + SelectGrammar,
+		Description: "Resolve a dbt selection over both builds (removed nodes included) to sorted unique ids. " + SelectGrammar,
 	}, func(ctx context.Context, s *Session, in *SelectInput) (*SelectResult, error) {
 		ids, _, err := selectIDs(ctx, s, *in)
 		if err != nil {

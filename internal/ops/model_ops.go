@@ -10,47 +10,46 @@ import (
 
 // GetModelInput names a model.
 type GetModelInput struct {
-	ModelID string `json:"model_id" jsonschema:"unique id, e.g. model.jaffle_shop.customers (a model name also works)"`
+	ModelID string `json:"model_id" jsonschema:"model unique id (or name)"`
 }
 
 // ModelColumn is a physical column with its tested constraints.
 type ModelColumn struct {
-	Name    string `json:"name" jsonschema:"column name"`
-	Type    string `json:"type" jsonschema:"data type from the catalog (else the YAML)"`
-	NotNull bool   `json:"not_null,omitempty" jsonschema:"true when a not_null test covers it"`
-	Unique  bool   `json:"unique,omitempty" jsonschema:"true when a unique test covers it"`
+	Name    string `json:"name" jsonschema:"name"`
+	Type    string `json:"type" jsonschema:"data type"`
+	NotNull bool   `json:"not_null,omitempty" jsonschema:"has a not_null test"`
+	Unique  bool   `json:"unique,omitempty" jsonschema:"has a unique test"`
 }
 
 // PrimaryKeyDetail says where a primary key comes from.
 type PrimaryKeyDetail struct {
-	Columns  []string `json:"columns" jsonschema:"the key columns"`
-	Basis    string   `json:"basis" jsonschema:"declared (a primary_key constraint or an incremental/snapshot unique_key) or tested (a unique test)"`
-	Evidence string   `json:"evidence" jsonschema:"the constraint, config or test it was read from"`
+	Columns  []string `json:"columns" jsonschema:"columns"`
+	Basis    string   `json:"basis" jsonschema:"declared (constraint, unique_key) or tested"`
+	Evidence string   `json:"evidence" jsonschema:"where it was read"`
 }
 
 // ModelSide is a model as one build knows it; empty when absent.
 type ModelSide struct {
-	UniqueID     string                  `json:"unique_id,omitempty" jsonschema:"the model's unique id"`
-	Columns      map[string]*ModelColumn `json:"columns,omitempty" jsonschema:"columns keyed by name"`
-	ColumnOrder  []string                `json:"column_order,omitempty" jsonschema:"column names in table order"`
-	PrimaryKey   string                  `json:"primary_key,omitempty" jsonschema:"the primary key column (comma-separated when composite)"`
-	PrimaryKeys  *PrimaryKeyDetail       `json:"primary_key_detail,omitempty" jsonschema:"the key's columns and where it comes from"`
-	Materialized string                  `json:"materialized,omitempty" jsonschema:"table, view, incremental, ephemeral, ..."`
-	RawCode      string                  `json:"raw_code,omitempty" jsonschema:"the model's SQL as written"`
+	UniqueID     string                  `json:"unique_id,omitempty" jsonschema:"unique id"`
+	Columns      map[string]*ModelColumn `json:"columns,omitempty" jsonschema:"columns by name"`
+	ColumnOrder  []string                `json:"column_order,omitempty" jsonschema:"names in table order"`
+	PrimaryKey   string                  `json:"primary_key,omitempty" jsonschema:"key column(s), comma-separated"`
+	PrimaryKeys  *PrimaryKeyDetail       `json:"primary_key_detail,omitempty" jsonschema:"key evidence"`
+	Materialized string                  `json:"materialized,omitempty" jsonschema:"materialization"`
+	RawCode      string                  `json:"raw_code,omitempty" jsonschema:"SQL as written"`
 }
 
 // GetModelResult is a model in both builds.
 type GetModelResult struct {
 	Model struct {
-		Base    ModelSide `json:"base" jsonschema:"the model in base; {} when absent"`
-		Current ModelSide `json:"current" jsonschema:"the model in current; {} when absent"`
-	} `json:"model" jsonschema:"the model in both environments"`
+		Base    ModelSide `json:"base" jsonschema:"{} when absent"`
+		Current ModelSide `json:"current" jsonschema:"{} when absent"`
+	} `json:"model" jsonschema:"base and current"`
 }
 
 func addModelOps(r *Registry) {
 	Add(r, Spec{Name: "get_model", Memoize: true, Title: "Get model", Positional: "model_id",
-		Description: "A model in base and current: columns keyed by name with not_null/unique flags from dbt tests, the primary key (declared " +
-			"constraint, unique_key or a unique test; primary_key_detail says which), materialization and raw code. A side is {} when the model is absent."},
+		Description: "A model in base and current: columns (with not_null/unique tests), primary key, materialization and raw code; {} when absent."},
 		func(ctx context.Context, s *Session, in *GetModelInput) (*GetModelResult, error) {
 			if strings.TrimSpace(in.ModelID) == "" {
 				return nil, fmt.Errorf("model_id is required")

@@ -156,15 +156,21 @@ func Add[In, Out any](r *Registry, spec Spec, run func(ctx context.Context, s *S
 	// silently ignored by an agent.
 	in.AdditionalProperties = &jsonschema.Schema{Not: &jsonschema.Schema{}}
 	annotateInput(in, reflect.TypeFor[In]())
+	nonNullLists(in)
 	out, err := jsonschema.For[Out](opts)
 	if err != nil {
 		panic(fmt.Sprintf("ops: output schema of %s: %v", spec.Name, err))
 	}
+	nonNullLists(out)
 	op := &Op{
 		Spec: spec, InputSchema: in, OutputSchema: out,
 		inputType: reflect.TypeFor[In](), outputType: reflect.TypeFor[*Out](),
 		run: func(ctx context.Context, s *Session, v any) (any, error) {
-			return run(ctx, s, v.(*In))
+			res, err := run(ctx, s, v.(*In))
+			if err == nil && res != nil {
+				fillLists(reflect.ValueOf(res))
+			}
+			return res, err
 		},
 	}
 	// A required parameter with a deprecated alias is satisfied by either
@@ -198,6 +204,75 @@ func Add[In, Out any](r *Registry, spec Spec, run func(ctx context.Context, s *S
 	}
 	r.ops = append(r.ops, op)
 	r.byName[spec.Name] = op
+}
+
+// nonNullLists makes every list of a schema non-nullable: results never
+// carry null for a list (fillLists), so agents need not test for it, and a
+// list parameter is a list or absent.
+func nonNullLists(s *jsonschema.Schema) {
+	if s == nil {
+		return
+	}
+	if len(s.Types) == 2 && s.Types[0] == "null" && s.Types[1] == "array" {
+		s.Type, s.Types = "array", nil
+	}
+	for _, p := range s.Properties {
+		nonNullLists(p)
+	}
+	nonNullLists(s.Items)
+	nonNullLists(s.AdditionalProperties)
+	for _, l := range [][]*jsonschema.Schema{s.AnyOf, s.OneOf, s.AllOf} {
+		for _, sub := range l {
+			nonNullLists(sub)
+		}
+	}
+}
+
+// fillLists replaces, in place, the nil slices of a freshly built result
+// with empty ones, so that its JSON has [] where the schema says list.
+// Byte slices (json.RawMessage) are left alone.
+func fillLists(v reflect.Value) {
+	switch v.Kind() {
+	case reflect.Pointer, reflect.Interface:
+		if !v.IsNil() {
+			fillLists(v.Elem())
+		}
+	case reflect.Struct:
+		for i := 0; i < v.NumField(); i++ {
+			if f := v.Field(i); f.CanSet() || f.Kind() == reflect.Pointer || f.Kind() == reflect.Interface {
+				if v.Type().Field(i).IsExported() {
+					fillLists(f)
+				}
+			}
+		}
+	case reflect.Slice:
+		if v.Type().Elem().Kind() == reflect.Uint8 {
+			return
+		}
+		if v.IsNil() {
+			if v.CanSet() {
+				v.Set(reflect.MakeSlice(v.Type(), 0, 0))
+			}
+			return
+		}
+		if k := v.Type().Elem().Kind(); k == reflect.Struct || k == reflect.Pointer || k == reflect.Slice || k == reflect.Interface || k == reflect.Map {
+			for i := 0; i < v.Len(); i++ {
+				fillLists(v.Index(i))
+			}
+		}
+	case reflect.Map:
+		if k := v.Type().Elem().Kind(); k == reflect.Pointer || k == reflect.Interface {
+			for _, key := range v.MapKeys() {
+				fillLists(v.MapIndex(key))
+			}
+		} else if k == reflect.Slice {
+			for _, key := range v.MapKeys() {
+				if e := v.MapIndex(key); e.IsNil() && e.Type().Elem().Kind() != reflect.Uint8 {
+					v.SetMapIndex(key, reflect.MakeSlice(e.Type(), 0, 0))
+				}
+			}
+		}
+	}
 }
 
 // aliasTarget is the canonical name a deprecated property points to

@@ -37,8 +37,9 @@ func Toolsets() []Toolset {
 	}
 }
 
-// DefaultToolsets returns the toolsets served when none are named.
-func DefaultToolsets() []string { return []string{"recce", "checks", "review"} }
+// DefaultToolsets returns the toolsets served when none are named: the
+// peer's tools, which fit the tools/list budget (see mcpserver).
+func DefaultToolsets() []string { return []string{"recce"} }
 
 // ResolveToolsets turns toolset names ("all" allowed, empty = the default)
 // into the set of tool names they serve. Unknown names are an error with
