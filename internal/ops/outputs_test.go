@@ -63,7 +63,9 @@ func TestEveryOutputMatchesItsSchema(t *testing.T) {
 			{"state_policies", func() map[string]any { return map[string]any{} }},
 			{"find_data", func() map[string]any { return map[string]any{"query": "customer age"} }},
 			{"describe_entity", func() map[string]any { return map[string]any{"name": "customers"} }},
-			{"plan_query", func() map[string]any { return map[string]any{"entities": []string{"orders", "customers"}, "infer": true} }},
+			{"plan_query", func() map[string]any {
+				return map[string]any{"entities": []string{"orders", "customers"}, "infer": true}
+			}},
 			{"compare_observed", func() map[string]any { return map[string]any{"observed_file": observed} }},
 			{"openlineage_export", func() map[string]any { return map[string]any{} }},
 		}
