@@ -3,6 +3,8 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -51,4 +53,36 @@ func toolsetNames() []string {
 		out = append(out, ts.Name)
 	}
 	return out
+}
+
+// TestToolsetsServeTheirTools: a toolset serves its tools (and the two
+// MCP-only ones); another tool answers how to enable it.
+func TestToolsetsServeTheirTools(t *testing.T) {
+	h := newHarnessWith(t, Options{Toolsets: []string{"review"}}, ops.Config{Paths: fixturePaths(t)})
+	cs := h.connect(t, "", nil)
+	res, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tool := range withoutFixtures(res.Tools, func(t *mcp.Tool) string { return t.Name }) {
+		names = append(names, tool.Name)
+	}
+	want := []string{"get_server_info", "render_lineage_mermaid", "set_backend", "summary"}
+	if !slices.Equal(names, want) {
+		t.Errorf("--toolsets review lists %v, want %v", names, want)
+	}
+	r := call(t, cs, "lineage_diff", map[string]any{})
+	if !r.IsError || !strings.Contains(text(r), "Tool 'lineage_diff' is not in the toolsets served (review): start `ripple mcp` with --toolsets recce (or all).") {
+		t.Errorf("lineage_diff outside the toolsets: %q", text(r))
+	}
+	var info ServerInfo
+	structured(t, call(t, cs, "get_server_info", nil), &info)
+	if !slices.Equal(info.Toolsets, []string{"review"}) || !slices.Equal(info.Tools, want) {
+		t.Errorf("server info toolsets %v tools %v", info.Toolsets, info.Tools)
+	}
+	if _, err := New(context.Background(), Options{Session: ops.NewSession(ops.Config{}), Toolsets: []string{"bogus"}}); err == nil ||
+		!strings.Contains(err.Error(), `unknown toolset "bogus"`) {
+		t.Errorf("unknown toolset: %v", err)
+	}
 }

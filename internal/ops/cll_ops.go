@@ -263,6 +263,7 @@ type SQLStructure struct {
 	IsSetOperation  bool             `json:"is_set_operation" jsonschema:"UNION/INTERSECT/EXCEPT"`
 	Unparseable     bool             `json:"unparseable" jsonschema:"SQL did not parse"`
 	ParseError      string           `json:"parse_error,omitempty" jsonschema:"parse error"`
+	CTENames        []string         `json:"cte_names,omitempty" jsonschema:"CTE names"`
 	Qualify         []string         `json:"qualify,omitempty" jsonschema:"QUALIFY"`
 	WindowFunctions int              `json:"window_functions" jsonschema:"window function calls"`
 }
@@ -553,7 +554,7 @@ func sqlStructure(ms *cll.ModelStructure) *SQLStructure {
 		Refs: tableNames(ms.Refs), Relations: orEmptyStrings(ms.Refs), Filters: orEmptyStrings(ms.Filters), GroupBy: orEmptyStrings(ms.GroupBy),
 		Having: orEmptyStrings(ms.Having), OrderBy: orEmptyStrings(ms.OrderBy), CaseExpressions: []string{},
 		Distinct: ms.Distinct, HasSubquery: ms.HasSubquery, HasCTE: ms.HasCTE, IsSetOperation: ms.IsSetOperation,
-		Unparseable: ms.Unparseable, ParseError: ms.ParseError, Qualify: ms.QualifyFilters, WindowFunctions: ms.WindowFunctions,
+		Unparseable: ms.Unparseable, ParseError: ms.ParseError, CTENames: ms.CTENames, Qualify: ms.QualifyFilters, WindowFunctions: ms.WindowFunctions,
 		Projections: []Projection{}, Joins: []SQLJoin{}, Aggregations: []SQLAggregation{},
 	}
 	for _, p := range ms.Projections {
