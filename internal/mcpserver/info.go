@@ -71,8 +71,8 @@ func (s *Server) mcpOnlyOps() *ops.Registry {
 	ops.Add(r, ops.Spec{
 		Name:  "get_server_info",
 		Title: "Server info",
-		Description: "Server context: mode, adapter, support_tasks, single_env, base_status (are the base artifacts usable), paths, " +
-			"load errors, tools. Call it first when other tools fail.",
+		Description: "Server context: mode, adapter, support_tasks, single_env, base_status (are base artifacts usable), paths, load errors, tools. " +
+			"Call it first when other tools fail.",
 	}, func(ctx context.Context, _ *ops.Session, _ *ServerInfoInput) (*ServerInfo, error) {
 		return s.info(ctx), nil
 	}, nil)

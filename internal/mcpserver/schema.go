@@ -75,6 +75,17 @@ func objectifyTrue(m map[string]any) {
 	}
 }
 
+// wireInputSchema is an input schema as tools/list sends it: without
+// additionalProperties false, which the server enforces anyway (an unknown
+// parameter is an input validation error naming the closest ones).
+func wireInputSchema(s *jsonschema.Schema) any {
+	w := wireSchema(s)
+	if m, ok := w.(map[string]any); ok {
+		delete(m, "additionalProperties")
+	}
+	return w
+}
+
 // wireOutputSchema is an output schema as tools/list sends it, compact: a
 // struct type used more than once (a DataFrame, a side of a diff) is
 // written once under $defs and referenced, and objects neither list
@@ -91,6 +102,7 @@ func wireOutputSchema(s *jsonschema.Schema, t reflect.Type) any {
 		return s
 	}
 	dropClosed(m)
+	m["type"] = "object" // clients require it at the top
 	return m
 }
 

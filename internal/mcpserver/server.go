@@ -251,7 +251,7 @@ func (s *Server) toolFor(op *ops.Op, single bool) *mcp.Tool {
 	return &mcp.Tool{
 		Name:         op.Name,
 		Description:  desc,
-		InputSchema:  wireSchema(op.InputSchema),
+		InputSchema:  wireInputSchema(op.InputSchema),
 		OutputSchema: wireOutputSchema(op.OutputSchema, op.OutputType()),
 		Annotations:  ann,
 	}

@@ -66,6 +66,12 @@ func TestEveryRegistryOpIsATool(t *testing.T) {
 		if tool.Description == "" || tool.OutputSchema == nil || tool.InputSchema == nil {
 			t.Errorf("%s: description/inputSchema/outputSchema missing", name)
 		}
+		// Clients (the TypeScript SDK) require object schemas at the top.
+		for what, sch := range map[string]any{"input": tool.InputSchema, "output": tool.OutputSchema} {
+			if m, ok := sch.(map[string]any); !ok || m["type"] != "object" {
+				t.Errorf("%s: %s schema is not a top-level object schema: %v", name, what, sch)
+			}
+		}
 		a := tool.Annotations
 		if a == nil || a.OpenWorldHint == nil || *a.OpenWorldHint {
 			t.Errorf("%s: openWorldHint must be false: %+v", name, a)

@@ -1,6 +1,7 @@
 package ops
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -96,15 +97,15 @@ func (r *Registry) CheckTypes() []string {
 }
 
 // CheckParams validates the params of a check of type typ with that
-// operation's input schema and returns them as the operation reads them:
-// deprecated names folded into canonical ones.
+// operation's input schema and returns them as given, with deprecated
+// names renamed to the canonical ones (values keep their form: a primary
+// key given as a string stays a string, as the peer stores it).
 func (r *Registry) CheckParams(typ string, params json.RawMessage) (json.RawMessage, error) {
 	op, err := r.checkOp(typ)
 	if err != nil {
 		return nil, err
 	}
-	in, err := op.Decode(params)
-	if err != nil {
+	if _, err := op.Decode(params); err != nil {
 		pe := &checks.ParamError{Type: typ, Msg: strings.TrimPrefix(err.Error(), "Input validation error: ")}
 		var at *paramError
 		if errors.As(err, &at) {
@@ -112,7 +113,27 @@ func (r *Registry) CheckParams(typ string, params json.RawMessage) (json.RawMess
 		}
 		return nil, pe
 	}
-	return json.Marshal(in)
+	var obj map[string]json.RawMessage
+	if len(bytes.TrimSpace(params)) > 0 && string(bytes.TrimSpace(params)) != "null" {
+		if err := json.Unmarshal(params, &obj); err != nil {
+			return nil, &checks.ParamError{Type: typ, Msg: err.Error()}
+		}
+	}
+	for old, p := range op.InputSchema.Properties {
+		canonical := aliasTarget(p)
+		if v, ok := obj[old]; ok && canonical != "" {
+			// Decode refused a conflicting pair, so the canonical value, if
+			// any, is the same.
+			if _, both := obj[canonical]; !both {
+				obj[canonical] = v
+			}
+			delete(obj, old)
+		}
+	}
+	if obj == nil {
+		return json.RawMessage("{}"), nil
+	}
+	return json.Marshal(obj)
 }
 
 // Mismatch judges a stored result of check type typ: it must match the
@@ -301,7 +322,7 @@ func withStore[In, Out any](f func(ctx context.Context, s *Session, st *checks.S
 
 func addCheckOps(r *Registry) {
 	Add(r, Spec{Name: "list_checks", Title: "List checks",
-		Description: "The saved checks with approval (is_checked), last run status, outdated flag and CI verdict (mismatched), and totals."},
+		Description: "The saved checks with approval (is_checked), last run status, outdated flag and CI verdict (mismatched)."},
 		withStore(func(ctx context.Context, s *Session, st *checks.Store, _ *ListChecksInput) (*checks.ListResult, error) {
 			// Without loadable artifacts nothing can be called outdated.
 			var modTime time.Time
@@ -312,8 +333,8 @@ func addCheckOps(r *Registry) {
 			return &res, nil
 		}, false), renderChecks)
 	Add(r, Spec{Name: "create_check", Title: "Create check", WritesState: true, Warehouse: true,
-		Description: "Save a check (type = an operation, params = its arguments) and run it; a successful run approves it (run=false only saves). " +
-			"Idempotent on type+params: the name is updated, created=false."},
+		Description: "Save a check (type: an operation; params: its arguments) and run it; success approves it (run=false: only save). " +
+			"Idempotent on type+params (created=false, renamed)."},
 		withStore(func(ctx context.Context, s *Session, st *checks.Store, in *CreateCheckInput) (*CreateCheckResult, error) {
 			by, err := trigger(ctx, in.TriggeredBy)
 			if err != nil {
@@ -334,7 +355,7 @@ func addCheckOps(r *Registry) {
 			return res, nil
 		}, true), nil)
 	Add(r, Spec{Name: "run_check", Title: "Run check", WritesState: true, Warehouse: true,
-		Description: "Re-run a saved check; returns the run (status Finished, Failed or Cancelled; result or error). A Finished run approves the check."},
+		Description: "Re-run a saved check; returns the run (status Finished, Failed or Cancelled). Finished approves the check."},
 		withStore(func(ctx context.Context, s *Session, st *checks.Store, in *RunCheckInput) (*checks.Run, error) {
 			by, err := trigger(ctx, in.TriggeredBy)
 			if err != nil {

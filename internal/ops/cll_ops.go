@@ -354,11 +354,10 @@ func (r *SQLLineageResult) MarshalJSON() ([]byte, error) {
 func addCLLOps(r *Registry) {
 	Add(r, Spec{Name: "get_cll", Memoize: true, Title: "Column-level lineage", Positional: "node_id",
 		Description: "Column-level lineage of a node or one column (default: every changed node), up and downstream: nodes, columns " +
-			"(transformation_type, depends_on), parent_map and child_map. An opaque model's lineage is unknown, not empty."},
+			"(transformation_type, depends_on), parent_map, child_map. An opaque model's lineage is unknown, not empty."},
 		getCLL, nil)
 	Add(r, Spec{Name: "analyze_model", Memoize: true, Title: "Analyze model SQL", Positional: "model_id",
-		Description: "Structure of a model's compiled SQL (refs, projections, filters, joins, aggregations, case_expressions, flags) " +
-			"and its direct downstream models and columns."},
+		Description: "Structure of a model's compiled SQL (refs, projections, filters, joins, aggregations, case_expressions, flags) and its direct downstream."},
 		analyzeModel, nil)
 	Add(r, Spec{Name: "column_impact", Memoize: true, Title: "Column impact",
 		Description: "Where changed columns reach downstream: impacted columns (reason value/row_set/opaque, with the evidence chain), impacted models, and models that " +

@@ -59,8 +59,8 @@ func addDiffOps(r *Registry) {
 			"artifacts or a misconfigured environment: report it, it is not 0 rows)."},
 		diff.RowCountDiff, renderRowCounts)
 	Add(r, Spec{Name: "schema_diff", Memoize: true, Title: "Schema diff", DiffTool: true,
-		Description: "Added, removed and type-changed columns from both catalogs as a DataFrame, with schema_coverage: no rows means no change " +
-			"only when it is complete; partial lists nodes lacking column metadata (not evidence of removal)."},
+		Description: "Added, removed and type-changed columns from both catalogs, as a DataFrame with schema_coverage: no rows means no change " +
+			"only when it is complete (partial: unchecked_nodes lack column metadata, not evidence of removal)."},
 		func(ctx context.Context, s *Session, in *diff.SchemaDiffInput) (*diff.SchemaDiffResult, error) {
 			env, err := diffEnv(ctx, s, false)
 			if err != nil {
@@ -73,12 +73,11 @@ func addDiffOps(r *Registry) {
 			"A DataFrame capped at 2,000 rows."},
 		diff.Query, nil)
 	addDiff(r, Spec{Name: "query_diff", RunBacked: true, Title: "Query diff",
-		Description: "Run sql_template (base_sql_template in base) in both environments: base and current DataFrames; with primary_keys " +
-			"the warehouse returns only the differing rows (diff, in_a/in_b) and a summary."},
+		Description: "Run sql_template in both environments (base_sql_template in base): base and current DataFrames, or with primary_keys " +
+			"only the differing rows (diff, in_a/in_b) and a summary."},
 		diff.QueryDiff, nil)
 	addDiff(r, Spec{Name: "value_diff", RunBacked: true, Title: "Value diff",
-		Description: "Compare a model's rows by primary key in one warehouse pass: summary {total, added, removed, changed} and per-column " +
-			"matched and matched_p. The key is verified unique and not NULL first."},
+		Description: "Compare a model's rows by primary key (verified unique) in one warehouse pass: summary and per-column matched, matched_p."},
 		diff.ValueDiff, nil)
 	addDiff(r, Spec{Name: "profile_diff", RunBacked: true, Title: "Profile diff",
 		Description: "Profile a model's columns in both environments: row_count, not_null_proportion, distinct_proportion, " +

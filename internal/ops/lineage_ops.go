@@ -14,8 +14,8 @@ import (
 const SelectNote = "SPACE = union (OR), COMMA = intersection (AND); name* = prefix."
 
 // SelectGrammar is the selector grammar, documented once (select_nodes).
-const SelectGrammar = "dbt selection: space = union, comma = intersection, name* prefix, +x ancestors, x+ descendants (2+x, x+1: depth), @x; " +
-	"tag:, path:, file:, fqn:, package:, config.<key>:<value>, resource_type:, source:, exposure:, metric:, test_type:, test_name:, " +
+const SelectGrammar = "Grammar: space = union, comma = intersection, name* prefix, +x / x+ ancestors / descendants (2+x depth), @x; " +
+	"tag:, path:, file:, fqn:, package:, config.<k>:<v>, resource_type:, source:, exposure:, metric:, test_type:, test_name:, " +
 	"state:new|old|modified|unmodified, state:modified.body|configs|relation|persisted_descriptions|macros|contract."
 
 // SelectInput is the common selection input.
@@ -53,9 +53,9 @@ func addLineageOps(r *Registry) {
 	Add(r, Spec{
 		Name: "lineage_diff", Memoize: true,
 		Title: "Lineage diff",
-		Description: "Lineage diff of base and current as nodes and edges DataFrames. impacted is authoritative: modified or downstream through ref " +
+		Description: "Lineage diff of base and current: nodes and edges DataFrames. impacted is authoritative: modified or downstream through ref " +
 			"(false even when sharing sources). Mermaid graph LR fill/stroke: added #d4edda/#28a745, removed #f8d7da/#dc3545, " +
-			"modified #fff3cd/#ffc107, impacted #ffffff/#ffc107, others #ffffff/#d3d3d3.",
+			"modified #fff3cd/#ffc107, impacted #fff/#ffc107, others #fff/#d3d3d3.",
 		DiffTool: true,
 	}, func(ctx context.Context, s *Session, in *lineage.DiffInput) (*lineage.DiffResult, error) {
 		mode := in.ViewMode
