@@ -72,6 +72,7 @@ func addModelOps(r *Registry) {
 				*side.out = modelSide(side.env, n)
 			}
 			if len(missing) == 2 {
+				//lint:ignore ST1005 the peer's exact message, which agents match on
 				return nil, fmt.Errorf("Model '%s' not found in either environment. Use the full unique ID (e.g., 'model.project.model_name'): %w", in.ModelID, missing[1])
 			}
 			return res, nil
