@@ -97,21 +97,16 @@ func runChecks(ctx context.Context, g *Globals, ios IOStreams, o *runOptions) er
 			return err
 		}
 		rc := RunReportCheck{CheckID: c.ID, Name: c.Name, Type: c.Type, RunID: run.ID, Status: string(run.Status), Error: run.Error}
-		// A verdict that cannot be given is a failure, never a pass.
-		mm, verr := false, error(nil)
-		if run.Succeeded() {
-			mm, verr = s.Verdict(c.Type, run.Result)
-		}
-		switch {
-		case !run.Succeeded():
+		if !run.Succeeded() {
 			rep.Failed++
-		case verr != nil:
-			rc.Error = verr.Error()
+		} else if mm, err := s.Verdict(c.Type, run.Result); err != nil {
+			// A verdict that cannot be given is a failure, never a pass.
+			rc.Error = err.Error()
 			rep.Failed++
-		case mm:
+		} else if mm {
 			rc.Mismatched = true
 			rep.Mismatched++
-		default:
+		} else {
 			rep.Passed++
 		}
 		rep.Checks = append(rep.Checks, rc)

@@ -19,11 +19,6 @@ const (
 	Unknown = "unknown"
 )
 
-// Types lists every column type, for the schema's enum.
-func Types() []string {
-	return []string{Number, Float, Integer, Text, Boolean, Date, Time, Timedelta, Unknown}
-}
-
 // Column describes one frame column.
 type Column struct {
 	Key  string `json:"key" jsonschema:"column key"`

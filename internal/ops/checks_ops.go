@@ -247,7 +247,7 @@ func trigger(ctx context.Context, given string) (checks.Trigger, error) {
 // CreateCheckInput saves (and by default runs) a check.
 type CreateCheckInput struct {
 	Type        string          `json:"type" jsonschema:"the operation to run"`
-	Params      json.RawMessage `json:"params" jsonschema:"its parameters"`
+	Params      json.RawMessage `json:"params" type:"object" jsonschema:"its parameters"`
 	Name        string          `json:"name" jsonschema:"display name"`
 	Description string          `json:"description,omitempty" jsonschema:"what was found and why it matters"`
 	TriggeredBy string          `json:"triggered_by,omitempty" enum:"user,recce_ai,agent" jsonschema:"user or recce_ai (MCP default)"`

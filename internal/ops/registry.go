@@ -409,8 +409,8 @@ func (o *Op) ValidateOutput(raw json.RawMessage) error {
 	return nil
 }
 
-// annotateInput adds what struct tags say beyond descriptions: an `enum`
-// tag ("a,b") lists the allowed values, a description starting with
+// annotateInput adds what struct tags say beyond descriptions: a `type`
+// tag sets the JSON type, an `enum` tag ("a,b") lists the allowed values, a description starting with
 // "Deprecated:" marks the property deprecated, and every select parameter
 // ends with the selector grammar note.
 func annotateInput(s *jsonschema.Schema, t reflect.Type) {
@@ -422,6 +422,9 @@ func annotateInput(s *jsonschema.Schema, t reflect.Type) {
 		p := s.Properties[name]
 		if name == "" || name == "-" || p == nil {
 			continue
+		}
+		if t := f.Tag.Get("type"); t != "" {
+			p.Type = t // e.g. an object given as raw JSON
 		}
 		if e := f.Tag.Get("enum"); e != "" {
 			for _, v := range strings.Split(e, ",") {

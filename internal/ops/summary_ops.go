@@ -14,7 +14,7 @@ import (
 
 // SummaryResult is the Markdown PR comment.
 type SummaryResult struct {
-	Markdown string `json:"markdown"`
+	Markdown string `json:"markdown" jsonschema:"the PR comment as Markdown, with a Mermaid lineage block"`
 }
 
 func addSummaryOps(r *Registry) {
