@@ -67,6 +67,20 @@ func CheckBaseFreshness(ctx context.Context, paths Paths, opts FreshnessOptions)
 	if err := ValidateMaxAge(opts.MaxAge); err != nil {
 		return Freshness{}, err
 	}
+	env, err := LoadEnv(ctx, paths.BaseDir(), "base", "dbt docs generate --target-path "+paths.TargetBasePath)
+	if err != nil {
+		return Freshness{Status: BaseMissing, Reason: err.Error()}, nil
+	}
+	return BaseFreshness(ctx, env, paths, opts)
+}
+
+// BaseFreshness is CheckBaseFreshness for a base build already loaded
+// (a server's session), without reading the manifest again.
+func BaseFreshness(ctx context.Context, env *Env, paths Paths, opts FreshnessOptions) (Freshness, error) {
+	paths = paths.WithDefaults()
+	if err := ValidateMaxAge(opts.MaxAge); err != nil {
+		return Freshness{}, err
+	}
 	maxAge := opts.MaxAge
 	if maxAge == 0 {
 		maxAge = DefaultBaseMaxAge
@@ -80,10 +94,6 @@ func CheckBaseFreshness(ctx context.Context, paths Paths, opts FreshnessOptions)
 		now = time.Now()
 	}
 	rebuild := "dbt docs generate --target-path " + paths.TargetBasePath
-	env, err := LoadEnv(ctx, paths.BaseDir(), "base", rebuild)
-	if err != nil {
-		return Freshness{Status: BaseMissing, Reason: err.Error()}, nil
-	}
 	f := Freshness{GeneratedAt: env.Manifest.Metadata.GeneratedAt}
 	built := env.ModTime
 	if t, err := time.Parse(time.RFC3339Nano, f.GeneratedAt); err == nil {

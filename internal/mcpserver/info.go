@@ -112,7 +112,14 @@ func (s *Server) info(ctx context.Context) *ServerInfo {
 		info.BaseStatus = "single_env"
 		return info
 	}
-	if f, err := dbt.CheckBaseFreshness(ctx, paths, dbt.FreshnessOptions{}); err == nil {
+	var f dbt.Freshness
+	var ferr error
+	if p != nil && p.Base != nil {
+		f, ferr = dbt.BaseFreshness(ctx, p.Base, paths, dbt.FreshnessOptions{})
+	} else {
+		f, ferr = dbt.CheckBaseFreshness(ctx, paths, dbt.FreshnessOptions{})
+	}
+	if ferr == nil {
 		info.BaseStatus, info.BaseStatusReason = f.Status, f.Reason
 	}
 	return info
