@@ -60,7 +60,7 @@ const (
 	StatusCancelled Status = "Cancelled"
 )
 
-// UnmarshalJSON accepts any letter case ("finished", written by Ripple before 0.2, or "Finished").
+// UnmarshalJSON accepts any letter case ("finished", as Ripple wrote it before, or "Finished").
 func (s *Status) UnmarshalJSON(b []byte) error {
 	var v string
 	if err := json.Unmarshal(b, &v); err != nil {
@@ -143,7 +143,7 @@ type runJSON struct {
 	RunAt       string          `json:"run_at" jsonschema:"UTC start, YYYY-MM-DDTHH:MM:SSZ"`
 	TriggeredBy Trigger         `json:"triggered_by" jsonschema:"user or recce_ai"`
 	FinishedAt  *string         `json:"finished_at,omitempty" jsonschema:"UTC end"`
-	// StartedAt is how Ripple before 0.2 spelled run_at; read, never written.
+	// StartedAt is how Ripple spelled run_at before the seed contract; read, never written.
 	StartedAt *time.Time `json:"started_at,omitempty"`
 }
 

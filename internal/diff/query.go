@@ -20,7 +20,7 @@ const QueryRowLimit = 2000
 type QueryInput struct {
 	SQLTemplate string `json:"sql_template" jsonschema:"read-only SELECT; {{ ref() }}/{{ source() }} allowed"`
 	Base        bool   `json:"base,omitempty" jsonschema:"run in base (default false)"`
-	// SQL is sql_template's name before 0.2.
+	// SQL is sql_template's old name, deprecated.
 	SQL string `json:"sql,omitempty" jsonschema:"Deprecated: use sql_template."`
 }
 
@@ -101,7 +101,7 @@ type QueryDiffInput struct {
 	SQLTemplate     string   `json:"sql_template" jsonschema:"read-only SELECT for current (and base)"`
 	BaseSQLTemplate string   `json:"base_sql_template,omitempty" jsonschema:"SELECT for base (default sql_template)"`
 	PrimaryKeys     []string `json:"primary_keys,omitempty" jsonschema:"key columns: diff in the warehouse"`
-	// SQL and BaseSQL are the names before 0.2.
+	// SQL and BaseSQL are the old names, deprecated.
 	SQL     string `json:"sql,omitempty" jsonschema:"Deprecated: use sql_template."`
 	BaseSQL string `json:"base_sql,omitempty" jsonschema:"Deprecated: use base_sql_template."`
 }

@@ -33,7 +33,7 @@ type SchemaDiffInput struct {
 	ViewMode string   `json:"view_mode,omitempty" enum:"all,changed_models" jsonschema:"changed_models: only 1+state:modified+"`
 	NodeIDs  Keys     `json:"node_id,omitempty" jsonschema:"unique id or ids to compare"`
 	Limit    int      `json:"limit,omitempty" jsonschema:"row cap (default 100)"`
-	// LegacyNodeIDs is node_id's name before 0.2.
+	// LegacyNodeIDs is node_id's old name, deprecated.
 	LegacyNodeIDs []string `json:"node_ids,omitempty" jsonschema:"Deprecated: use node_id."`
 }
 
