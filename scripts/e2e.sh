@@ -13,10 +13,17 @@ grep -q "customers" "$work/demo.txt"
 
 echo "== MCP: TypeScript SDK client over stdio" >&2
 fixture="$(pwd)/../shared/fixtures/real/mrkidbk_test_dbt_jaffle_shop"
+# In a git worktree the shared directory is further up.
+for up in .. ../.. ../../..; do
+  if [ -d "$(pwd)/$up/shared/fixtures/real" ]; then
+    fixture="$(cd "$(pwd)/$up" && pwd)/shared/fixtures/real/mrkidbk_test_dbt_jaffle_shop"
+    break
+  fi
+done
 (cd e2e/mcp && npm ci --no-audit --no-fund >&2)
 (cd e2e/mcp && CI=true RIPPLE_BIN="$bin" RIPPLE_DEMO="$work/demo" RIPPLE_PROJECT="$fixture" \
-  node --test stdio.test.mjs demo.test.mjs impact.test.mjs)
+  node --test stdio.test.mjs demo.test.mjs impact.test.mjs contract.test.mjs)
 
 echo "== MCP: conformance suite over HTTP" >&2
-bash e2e/mcp/conformance.sh
+RIPPLE_PROJECT="$fixture" bash e2e/mcp/conformance.sh
 echo "e2e passed" >&2

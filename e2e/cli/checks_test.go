@@ -1,6 +1,7 @@
 package cli_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -34,7 +35,9 @@ func (s stateRunner) runs() []any {
 		s.t.Fatal(err)
 	}
 	var st map[string]any
-	if err := json.Unmarshal(data, &st); err != nil {
+	d := json.NewDecoder(bytes.NewReader(data))
+	d.UseNumber()
+	if err := d.Decode(&st); err != nil {
 		s.t.Fatalf("state file is not JSON: %v", err)
 	}
 	runs, _ := st["runs"].([]any)
@@ -56,28 +59,33 @@ func TestChecks(t *testing.T) {
 		t.Errorf("a one-off value-diff created the state file (err %v)", err)
 	}
 
-	vd := s.json("create-check", "--type", "value_diff", "--params", `{"model":"orders","primary_key":"order_id"}`, "--run")
-	if get(t, vd, "created") != true || str(t, vd, "run", "status") != "finished" {
-		t.Fatalf("create-check --run: %v", vd)
+	// create-check runs the check and approves it when the run succeeds.
+	vd := s.json("create-check", "--type", "value_diff", "--params", `{"model":"orders","primary_key":"order_id"}`, "--name", "Orders values")
+	if get(t, vd, "created") != true || get(t, vd, "run_executed") != true || str(t, vd, "run_id") == "" {
+		t.Fatalf("create-check: %v", vd)
 	}
-	if got := integer(t, vd, "run", "result", "summary", "changed"); got != demo.OrdersChanged {
-		t.Errorf("check run: %d changed, want %d", got, demo.OrdersChanged)
+	runs := s.runs()
+	if last := runs[len(runs)-1]; str(t, last, "status") != "Finished" || integer(t, last, "result", "summary", "changed") != demo.OrdersChanged {
+		t.Errorf("check run: %v, want Finished with %d changed", last, demo.OrdersChanged)
 	}
 	vdID := str(t, vd, "check_id")
-	again := s.json("create-check", "--type", "value_diff", "--params", `{"model":"orders","primary_key":"order_id"}`, "--name", "Orders by id")
-	if get(t, again, "created") != false || str(t, again, "check_id") != vdID || str(t, again, "check", "name") != "Orders by id" {
-		t.Errorf("second create: created %v id %v name %v; want false, %s, renamed", again["created"], again["check_id"], get(t, again, "check", "name"), vdID)
+	again := s.json("create-check", "--type", "value_diff", "--params", `{"model":"orders","primary_key":"order_id"}`, "--name", "Orders by id", "--run=false")
+	if get(t, again, "created") != false || str(t, again, "check_id") != vdID || get(t, again, "run_executed") != false {
+		t.Errorf("second create: %v; want created false, %s, not run", again, vdID)
+	}
+	if c := get(t, s.json("list-checks"), "checks", 0); str(t, c, "name") != "Orders by id" || get(t, c, "is_checked") != true {
+		t.Errorf("listed check %v: renamed and approved", c)
 	}
 
-	rc := s.json("create-check", "--type", "row_count_diff", "--params", `{"node_names":["orders","customer_orders_legacy"]}`)
+	rc := s.json("create-check", "--type", "row_count_diff", "--params", `{"node_names":["orders","customer_orders_legacy"]}`, "--name", "Rows", "--run=false")
 	rcID := str(t, rc, "check_id")
 	run := s.json("run-check", "--check-id", rcID)
-	if str(t, run, "status") != "finished" || integer(t, run, "result", "models", "orders", "current") != demo.NumOrders ||
-		integer(t, run, "result", "models", "customer_orders_legacy", "base") != demo.LegacyRows {
+	if str(t, run, "status") != "Finished" || integer(t, run, "result", "orders", "curr") != demo.NumOrders ||
+		integer(t, run, "result", "customer_orders_legacy", "base") != demo.LegacyRows {
 		t.Errorf("run-check row_count_diff: %v", run)
 	}
-	if str(t, run, "check_id") != rcID || str(t, run, "run_id") == "" {
-		t.Errorf("run ids: check %v run %v", run["check_id"], run["run_id"])
+	if str(t, run, "check_id") != rcID || str(t, run, "run_id") == "" || str(t, run, "triggered_by") != "user" {
+		t.Errorf("run ids: check %v run %v by %v", run["check_id"], run["run_id"], run["triggered_by"])
 	}
 
 	if get(t, s.json("approve-check", "--check-id", vdID), "check", "is_checked") != true {
@@ -115,8 +123,10 @@ func TestChecks(t *testing.T) {
 			t.Errorf("value-diff result run_id %q, recorded run %v: the description promises a run_id to cite", id, last["run_id"])
 		}
 		for _, args := range [][]string{
+			{"query", "--sql-template", "select count(*) as n from {{ ref('orders') }}"},
+			{"query-diff", "--sql-template", "select count(*) as n from {{ ref('orders') }}"},
+			// The deprecated spelling still works.
 			{"query", "--sql", "select count(*) as n from {{ ref('orders') }}"},
-			{"query-diff", "--sql", "select count(*) as n from {{ ref('orders') }}"},
 		} {
 			before := len(s.runs())
 			out := s.json(args...)
@@ -129,17 +139,18 @@ func TestChecks(t *testing.T) {
 		}
 	})
 	t.Run("query checks", func(t *testing.T) {
-		// A query check with the operation's own parameters (sql).
+		// A query check with the operation's own parameters (sql_template).
 		r := execRipple(t, "--project-dir", suite.demoDir, "--duckdb", suite.dbPath, "--state-file", s.state,
-			"create-check", "--type", "query", "--params", `{"sql":"select sum(amount) as revenue from {{ ref('orders') }}"}`, "--run", "--json")
+			"create-check", "--type", "query", "--params", `{"sql_template":"select sum(amount) as revenue from {{ ref('orders') }}"}`, "--name", "Revenue", "--json")
 		if r.code != 0 {
 			t.Fatalf("create-check --type query with the query operation's parameters:\n%s", r)
 		}
 		out := decodeOnly(t, r)
-		if str(t, out, "run", "status") != "finished" {
-			t.Fatalf("query check run: %v", get(t, out, "run"))
+		if get(t, out, "run_executed") != true {
+			t.Fatalf("query check run: %v", out)
 		}
-		if got := get(t, out, "run", "result", "data", 0, 0).(json.Number).String(); got != demo.RevenueCurrent {
+		runs := s.runs()
+		if got := get(t, runs[len(runs)-1], "result", "data", 0, 0).(json.Number).String(); got != demo.RevenueCurrent {
 			t.Errorf("revenue %s, want %s", got, demo.RevenueCurrent)
 		}
 	})

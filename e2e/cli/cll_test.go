@@ -49,10 +49,14 @@ func TestGetCLL(t *testing.T) {
 			t.Errorf("%s depends on %v, want %v", id, got, w)
 		}
 	}
-	for id, typ := range map[string]string{pkg + "orders_amount": "aggregate", pkg + "stg_payments_amount": "derived", "seed.jaffle_shop.raw_payments_amount": "source"} {
+	// The peer's five transformation types; an aggregate is derived and flagged.
+	for id, typ := range map[string]string{pkg + "orders_amount": "derived", pkg + "stg_payments_amount": "derived", "seed.jaffle_shop.raw_payments_amount": "source"} {
 		if got := str(t, cols, id, "transformation_type"); got != typ {
 			t.Errorf("%s transformation_type %s, want %s", id, got, typ)
 		}
+	}
+	if get(t, cols, pkg+"orders_amount", "is_aggregate") != true || get(t, cols, pkg+"stg_payments_amount").(map[string]any)["is_aggregate"] != nil {
+		t.Errorf("is_aggregate: orders.amount %v, stg_payments.amount %v", get(t, cols, pkg+"orders_amount"), get(t, cols, pkg+"stg_payments_amount"))
 	}
 	if got := strs(t, out, "parent_map", pkg+"orders"); !reflect.DeepEqual(got, []string{pkg + "stg_payments"}) {
 		t.Errorf("parent_map[orders] %v", got)

@@ -18,14 +18,21 @@ import (
 func TestRowCountDiff(t *testing.T) {
 	t.Parallel()
 	all := rippleJSON(t, "row-count-diff")
-	models := get(t, all, "models").(map[string]any)
+	// The peer's flat map: {<model>: {base, curr, base_meta, curr_meta}, run_id}.
+	models := map[string]any{}
+	for k, v := range all {
+		if k != "run_id" {
+			models[k] = v
+		}
+	}
 	want := demo.RowCounts()
 	for name, counts := range want {
 		if strings.HasPrefix(name, "raw_") {
 			continue // seeds: checked below
 		}
 		for i, side := range []string{"base", "current"} {
-			got := integer(t, models, name, side)
+			key := map[string]string{"base": "base", "current": "curr"}[side]
+			got := integer(t, models, name, key)
 			if got != counts[i] {
 				t.Errorf("%s %s: %d rows, want %d", name, side, got, counts[i])
 			}
@@ -37,7 +44,7 @@ func TestRowCountDiff(t *testing.T) {
 			if got != direct {
 				t.Errorf("%s %s: ripple says %d rows, the database has %d", name, side, got, direct)
 			}
-			status := str(t, models, name, side+"_meta", "status")
+			status := str(t, models, name, key+"_meta", "status")
 			wantStatus := "ok"
 			if counts[i] < 0 {
 				wantStatus = "not_in_manifest"
@@ -48,7 +55,7 @@ func TestRowCountDiff(t *testing.T) {
 		}
 	}
 	for _, seed := range []string{"raw_customers", "raw_orders", "raw_payments"} {
-		for _, side := range []string{"base", "current"} {
+		for _, side := range []string{"base", "curr"} {
 			if integer(t, models, seed, side) != -1 || str(t, models, seed, side+"_meta", "status") != "unsupported_resource_type" {
 				t.Errorf("seed %s %s: %v, want null with unsupported_resource_type", seed, side, get(t, models, seed))
 			}
@@ -71,21 +78,21 @@ func TestRowCountDiff(t *testing.T) {
 			t.Errorf("--node-names and positional arguments differ:\n%v\n%v", byFlag, positional)
 		}
 		for name, n := range map[string]int64{"orders": demo.NumOrders, "customers": demo.NumCustomers, "stg_payments": demo.RawPayments} {
-			if integer(t, byFlag, "models", name, "base") != n || integer(t, byFlag, "models", name, "current") != n {
-				t.Errorf("%s: %v, want %d on both sides", name, get(t, byFlag, "models", name), n)
+			if integer(t, byFlag, name, "base") != n || integer(t, byFlag, name, "curr") != n {
+				t.Errorf("%s: %v, want %d on both sides", name, get(t, byFlag, name), n)
 			}
 		}
-		if got := len(get(t, byFlag, "models").(map[string]any)); got != 3 {
+		if got := len(dropRunIDs(byFlag).(map[string]any)); got != 3 {
 			t.Errorf("%d models, want 3", got)
 		}
 		sel := rippleJSON(t, "row-count-diff", "--select", "state:modified")
-		got := keys(get(t, sel, "models").(map[string]any))
+		got := keys(dropRunIDs(sel).(map[string]any))
 		sort.Strings(got)
 		if w := []string{"customer_orders_legacy", "customer_segments", "customers", "daily_orders", "stg_payments"}; !reflect.DeepEqual(got, w) {
 			t.Errorf("--select state:modified counted %v, want %v", got, w)
 		}
-		if integer(t, sel, "models", "customer_orders_legacy", "base") != demo.LegacyRows || integer(t, sel, "models", "customer_segments", "current") != demo.NumCustomers {
-			t.Errorf("added/removed counts: %v", get(t, sel, "models"))
+		if integer(t, sel, "customer_orders_legacy", "base") != demo.LegacyRows || integer(t, sel, "customer_segments", "curr") != demo.NumCustomers {
+			t.Errorf("added/removed counts: %v", sel)
 		}
 	})
 
@@ -97,8 +104,8 @@ func TestRowCountDiff(t *testing.T) {
 			t.Fatalf("%s", r)
 		}
 		v := decodeOnly(t, r)
-		if integer(t, v, "models", "orders", "current") != demo.NumOrders {
-			t.Errorf("orders through profiles.yml: %v", get(t, v, "models", "orders"))
+		if integer(t, v, "orders", "curr") != demo.NumOrders {
+			t.Errorf("orders through profiles.yml: %v", get(t, v, "orders"))
 		}
 	})
 }
@@ -326,8 +333,8 @@ func TestQuery(t *testing.T) {
 		schema string
 		want   string
 	}{
-		{[]string{"query", "--sql", revenue}, "current", demo.RevenueCurrent},
-		{[]string{"query", "--sql", revenue, "--base"}, "base", demo.RevenueBase},
+		{[]string{"query", "--sql-template", revenue}, "current", demo.RevenueCurrent},
+		{[]string{"query", "--sql-template", revenue, "--base"}, "base", demo.RevenueBase},
 		{[]string{"query", revenue}, "current", demo.RevenueCurrent}, // positional
 	} {
 		out := rippleJSON(t, tc.args...)
@@ -347,7 +354,7 @@ func TestQuery(t *testing.T) {
 
 	t.Run("row cap", func(t *testing.T) {
 		t.Parallel()
-		out := rippleJSON(t, "query", "--sql", "select * from {{ ref('orders') }}")
+		out := rippleJSON(t, "query", "--sql-template", "select * from {{ ref('orders') }}")
 		if n := len(get(t, out, "data").([]any)); n != 2000 {
 			t.Errorf("%d rows, want the 2,000 cap", n)
 		}
@@ -357,7 +364,7 @@ func TestQuery(t *testing.T) {
 	})
 	t.Run("segments", func(t *testing.T) {
 		t.Parallel()
-		out := rippleJSON(t, "query", "--sql", "select segment, count(*) as n from {{ ref('customer_segments') }} group by segment order by segment")
+		out := rippleJSON(t, "query", "--sql-template", "select segment, count(*) as n from {{ ref('customer_segments') }} group by segment order by segment")
 		got := map[string]int64{}
 		for _, r := range table(t, out) {
 			got[r["segment"].(string)] = integer(t, r, "n")
@@ -371,7 +378,7 @@ func TestQuery(t *testing.T) {
 
 func TestQueryDiff(t *testing.T) {
 	t.Parallel()
-	out := rippleJSON(t, "query-diff", "--sql", "select sum(amount) as revenue, count(*) as n from {{ ref('orders') }}")
+	out := rippleJSON(t, "query-diff", "--sql-template", "select sum(amount) as revenue, count(*) as n from {{ ref('orders') }}")
 	for side, want := range map[string]string{"base": demo.RevenueBase, "current": demo.RevenueCurrent} {
 		if got := get(t, out, side, "data", 0, 0).(json.Number).String(); got != want {
 			t.Errorf("%s revenue %s, want %s", side, got, want)
@@ -386,7 +393,7 @@ func TestQueryDiff(t *testing.T) {
 
 	t.Run("base_sql", func(t *testing.T) {
 		t.Parallel()
-		out := rippleJSON(t, "query-diff", "--sql", "select count(*) as n from {{ ref('customer_segments') }}",
+		out := rippleJSON(t, "query-diff", "--sql-template", "select count(*) as n from {{ ref('customer_segments') }}",
 			"--base-sql", "select count(*) as n from {{ ref('customer_orders_legacy') }}")
 		if b, c := integer(t, out, "base", "data", 0, 0), integer(t, out, "current", "data", 0, 0); b != demo.LegacyRows || c != demo.NumCustomers {
 			t.Errorf("base %d current %d, want %d and %d", b, c, demo.LegacyRows, demo.NumCustomers)
@@ -395,7 +402,7 @@ func TestQueryDiff(t *testing.T) {
 
 	t.Run("primary keys", func(t *testing.T) {
 		t.Parallel()
-		out := rippleJSON(t, "query-diff", "--sql", "select order_id, amount from {{ ref('orders') }}", "--primary-keys", "order_id")
+		out := rippleJSON(t, "query-diff", "--sql-template", "select order_id, amount from {{ ref('orders') }}", "--primary-keys", "order_id")
 		for k, want := range map[string]int64{"added": 0, "removed": 0, "changed": demo.OrdersChanged} {
 			if got := integer(t, out, "summary", k); got != want {
 				t.Errorf("summary.%s = %d, want %d", k, got, want)

@@ -128,8 +128,8 @@ func TestErrors(t *testing.T) {
 	t.Run("unknown name in row-count-diff is a status, not a failure", func(t *testing.T) {
 		t.Parallel()
 		out := rippleJSON(t, "row-count-diff", "custmers")
-		for _, side := range []string{"base", "current"} {
-			meta := get(t, out, "models", "custmers", side+"_meta")
+		for _, side := range []string{"base", "curr"} {
+			meta := get(t, out, "custmers", side+"_meta")
 			if str(t, meta, "status") != "not_in_manifest" || !strings.Contains(str(t, meta, "message"), `"customers"`) {
 				t.Errorf("%s: %v", side, meta)
 			}

@@ -225,7 +225,7 @@ func contains(list []string, s string) bool {
 func TestSchemaDiff(t *testing.T) {
 	t.Parallel()
 	out := rippleJSON(t, "schema-diff")
-	rows := table(t, get(t, out, "changes"))
+	rows := table(t, out) // the peer's DataFrame, at the top level
 	if len(rows) != 1 {
 		t.Fatalf("%d changes, want 1: %v", len(rows), rows)
 	}
@@ -259,12 +259,15 @@ func TestSchemaDiff(t *testing.T) {
 	t.Run("select", func(t *testing.T) {
 		t.Parallel()
 		out := rippleJSON(t, "schema-diff", "--select", "orders stg_payments")
-		if rows := table(t, get(t, out, "changes")); len(rows) != 0 {
+		if rows := table(t, out); len(rows) != 0 {
 			t.Errorf("orders, stg_payments: %v, want no change (decimal(18,2) on both sides)", rows)
 		}
-		out = rippleJSON(t, "schema-diff", "--node-ids", pkg+"customers")
-		if rows := table(t, get(t, out, "changes")); len(rows) != 1 || rows[0]["column"] != "full_name" {
-			t.Errorf("customers: %v", rows)
+		// node_id, and its deprecated spelling node_ids.
+		for _, flag := range []string{"--node-id", "--node-ids"} {
+			out = rippleJSON(t, "schema-diff", flag, pkg+"customers")
+			if rows := table(t, out); len(rows) != 1 || rows[0]["column"] != "full_name" {
+				t.Errorf("%s customers: %v", flag, rows)
+			}
 		}
 	})
 }

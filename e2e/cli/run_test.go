@@ -32,7 +32,7 @@ func TestRun(t *testing.T) {
 	var types []string
 	for _, c := range get(t, out, "checks").([]any) {
 		types = append(types, str(t, c, "type"))
-		if str(t, c, "status") != "finished" || get(t, c, "mismatched") != true || str(t, c, "run_id") == "" {
+		if str(t, c, "status") != "Finished" || get(t, c, "mismatched") != true || str(t, c, "run_id") == "" {
 			t.Errorf("check %v", c)
 		}
 	}
@@ -62,7 +62,7 @@ func TestCheckBase(t *testing.T) {
 		t.Errorf("fresh demo:\n%s", fresh)
 	}
 	stale := execRipple(t, "--project-dir", suite.demoDir, "check-base", "--max-age", "1ns", "--json")
-	if stale.code != 1 || str(t, decodeOnly(t, stale), "status") != "stale" {
+	if stale.code != 1 || str(t, decodeOnly(t, stale), "status") != "stale_time" {
 		t.Errorf("--max-age 1ns:\n%s", stale)
 	}
 	missing := execRipple(t, "--project-dir", t.TempDir(), "check-base", "--json")

@@ -75,11 +75,11 @@ test("impact_analysis triages the demo pull request in one call", { skip: missin
 test("row_count_diff and value_diff answer through the protocol", { skip: missing }, async () => {
   const rc = await client.callTool({ name: "row_count_diff", arguments: { node_names: ["orders", "customer_segments"] } });
   assert.equal(rc.isError ?? false, false, JSON.stringify(rc.content));
-  assert.equal(rc.structuredContent.models.orders.base, 10000);
-  assert.equal(rc.structuredContent.models.orders.current, 10000);
-  assert.equal(rc.structuredContent.models.customer_segments.base, null);
-  assert.equal(rc.structuredContent.models.customer_segments.base_meta.status, "not_in_manifest");
-  assert.equal(rc.structuredContent.models.customer_segments.current, 2000);
+  assert.equal(rc.structuredContent.orders.base, 10000);
+  assert.equal(rc.structuredContent.orders.curr, 10000);
+  assert.equal(rc.structuredContent.customer_segments.base, null);
+  assert.equal(rc.structuredContent.customer_segments.base_meta.status, "not_in_manifest");
+  assert.equal(rc.structuredContent.customer_segments.curr, 2000);
 
   const vd = await client.callTool({ name: "value_diff", arguments: { model: "orders", primary_key: "order_id" } });
   assert.equal(vd.isError ?? false, false, JSON.stringify(vd.content));

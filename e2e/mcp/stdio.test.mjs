@@ -119,7 +119,8 @@ test("unknown tool is a -32602 protocol error naming the available tools", { ski
 
 test("get_server_info, resources and prompts", { skip: missing }, async () => {
   const info = (await client.callTool({ name: "get_server_info", arguments: {} })).structuredContent;
-  assert.equal(info.mode, "server");
+  assert.equal(info.mode, "local");
+  assert.equal(info.server_mode, "server");
   assert.equal(info.single_env, false);
   assert.equal(info.artifacts_loaded, true);
   const { resources } = await client.listResources();

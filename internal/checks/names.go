@@ -6,6 +6,24 @@ import (
 	"strings"
 )
 
+// Run types that DefaultName knows how to name. Any operation whose result has a CI verdict can
+// be a check type (see Catalog); these are the peer's names.
+const (
+	TypeRowCount        = "row_count"
+	TypeRowCountDiff    = "row_count_diff"
+	TypeQuery           = "query"
+	TypeQueryBase       = "query_base"
+	TypeQueryDiff       = "query_diff"
+	TypeProfile         = "profile"
+	TypeProfileDiff     = "profile_diff"
+	TypeValueDiff       = "value_diff"
+	TypeValueDiffDetail = "value_diff_detail"
+	TypeTopKDiff        = "top_k_diff"
+	TypeHistogramDiff   = "histogram_diff"
+	TypeLineageDiff     = "lineage_diff"
+	TypeSchemaDiff      = "schema_diff"
+)
+
 // DefaultName is the display name given to a check created without one, e.g. "Value diff of
 // orders", "Top-k diff of orders.status", "Row count diff of state:modified". Unlike Recce it keeps
 // the model's letter case.

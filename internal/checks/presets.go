@@ -81,10 +81,15 @@ func (e *PresetError) Error() string {
 
 func (e *PresetError) Unwrap() error { return e.Err }
 
+// ParamsValidator validates a check's params for its type and returns them canonical;
+// Store.ValidateParams is one (it asks the operation registry).
+type ParamsValidator func(typ string, params json.RawMessage) (json.RawMessage, error)
+
 // LoadPresets reads the preset checks of a ripple.yml ("" means DefaultConfigFile). When the file
-// does not exist it is created with DefaultConfig and created is true. Validation errors are
-// *PresetError values (joined when several entries are bad).
-func LoadPresets(ctx context.Context, path string) (presets []Preset, created bool, err error) {
+// does not exist it is created with DefaultConfig and created is true. Each check's type and
+// params are checked with validate (nil: only their shape). Validation errors are *PresetError
+// values (joined when several entries are bad).
+func LoadPresets(ctx context.Context, path string, validate ParamsValidator) (presets []Preset, created bool, err error) {
 	if err := ctx.Err(); err != nil {
 		return nil, false, err
 	}
@@ -115,17 +120,19 @@ func LoadPresets(ctx context.Context, path string) (presets []Preset, created bo
 	} else if err != nil {
 		return nil, false, fmt.Errorf("reading %s: %w", path, err)
 	}
-	presets, err = parsePresets(path, data)
+	presets, err = parsePresets(path, data, validate)
 	return presets, created, err
 }
 
-// ParsePresets parses and validates the checks list of a ripple.yml document. Other top-level
-// keys are ignored (they belong to other features).
-func ParsePresets(data []byte) ([]Preset, error) { return parsePresets("", data) }
+// ParsePresets parses and validates the checks list of a ripple.yml document (see LoadPresets).
+// Other top-level keys are ignored (they belong to other features).
+func ParsePresets(data []byte, validate ParamsValidator) ([]Preset, error) {
+	return parsePresets("", data, validate)
+}
 
 var presetFields = map[string]bool{"name": true, "description": true, "type": true, "params": true, "view_options": true}
 
-func parsePresets(file string, data []byte) ([]Preset, error) {
+func parsePresets(file string, data []byte, validate ParamsValidator) ([]Preset, error) {
 	fileErr := func(err error) error { return &PresetError{File: file, Index: -1, Err: err} }
 	astFile, err := parser.ParseBytes(data, 0)
 	if err != nil {
@@ -193,11 +200,7 @@ func parsePresets(file string, data []byte) ([]Preset, error) {
 		}
 		typ, ok := m["type"].(string)
 		if !ok || typ == "" {
-			perr("type", fmt.Errorf("type is required: one of %s", strings.Join(KnownTypes(), ", ")))
-			continue
-		}
-		if _, known := typeSpecs()[typ]; !known {
-			perr("type", fmt.Errorf("%w %q: use one of %s", ErrUnknownType, typ, strings.Join(KnownTypes(), ", ")))
+			perr("type", errors.New("type is required: the operation to run, e.g. row_count_diff"))
 			continue
 		}
 		params := json.RawMessage("{}")
@@ -213,14 +216,21 @@ func parsePresets(file string, data []byte) ([]Preset, error) {
 			}
 			params = b
 		}
-		if err := ValidateParams(typ, params); err != nil {
-			field := "params"
-			var pe *ParamError
-			if errors.As(err, &pe) && pe.Param != "" && lineOf(astFile, fmt.Sprintf("$.checks[%d].params.%s", i, pe.Param)) > 0 {
-				field = "params." + pe.Param
+		if validate != nil {
+			p, err := validate(typ, params)
+			if err != nil {
+				field := "params"
+				var pe *ParamError
+				switch {
+				case errors.Is(err, ErrUnknownType):
+					field = "type"
+				case errors.As(err, &pe) && pe.Param != "" && lineOf(astFile, fmt.Sprintf("$.checks[%d].params.%s", i, pe.Param)) > 0:
+					field = "params." + pe.Param
+				}
+				perr(field, err)
+				continue
 			}
-			perr(field, err)
-			continue
+			params = p
 		}
 		canon, err := CanonicalParams(params)
 		if err != nil {

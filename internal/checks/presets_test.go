@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,9 +12,33 @@ import (
 	"time"
 )
 
+// testValidator stands in for the operation registry's validation (ops tests run the real one).
+func testValidator(typ string, params json.RawMessage) (json.RawMessage, error) {
+	var p map[string]any
+	if err := json.Unmarshal(params, &p); err != nil {
+		return nil, &ParamError{Type: typ, Msg: err.Error()}
+	}
+	need := map[string]string{TypeValueDiff: "primary_key", TypeQueryDiff: "sql_template"}
+	switch typ {
+	case TypeValueDiff, TypeQueryDiff, TypeSchemaDiff, TypeLineageDiff, TypeHistogramDiff, TypeRowCountDiff:
+	case TypeTopKDiff:
+		if k, ok := p["k"]; ok {
+			if _, isNum := k.(float64); !isNum {
+				return nil, &ParamError{Type: typ, Param: "k", Msg: "must be an integer"}
+			}
+		}
+	default:
+		return nil, fmt.Errorf("%w %q", ErrUnknownType, typ)
+	}
+	if n := need[typ]; n != "" && p[n] == nil {
+		return nil, &ParamError{Type: typ, Param: n, Msg: "is required"}
+	}
+	return params, nil
+}
+
 func TestLoadPresetsCreatesDefaults(t *testing.T) {
 	path := filepath.Join(t.TempDir(), DefaultConfigFile)
-	presets, created, err := LoadPresets(context.Background(), path)
+	presets, created, err := LoadPresets(context.Background(), path, nil)
 	if err != nil || !created {
 		t.Fatalf("LoadPresets = %v, created %v", err, created)
 	}
@@ -33,7 +58,7 @@ func TestLoadPresetsCreatesDefaults(t *testing.T) {
 		t.Fatalf("written file = %q", data)
 	}
 	// Second load reads the file, does not rewrite it.
-	if _, created, err := LoadPresets(context.Background(), path); err != nil || created {
+	if _, created, err := LoadPresets(context.Background(), path, nil); err != nil || created {
 		t.Fatalf("second LoadPresets = %v, created %v", err, created)
 	}
 	// Applying twice is idempotent and marks presets.
@@ -93,7 +118,7 @@ checks:
 `, []string{
 			`line 4: checks[0] field parms: unknown field "parms"`,
 			`line 3: checks[0] field name: name is required`,
-			`line 5: checks[1] "Q" field params: query_diff: param "sql" is required`,
+			`line 5: checks[1] "Q" field params: query_diff: param "sql_template" is required`,
 		}},
 		{"duplicate", `
 checks:
@@ -106,7 +131,7 @@ checks:
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := ParsePresets([]byte(c.yml))
+			_, err := ParsePresets([]byte(c.yml), testValidator)
 			if err == nil {
 				t.Fatal("no error")
 			}
@@ -139,7 +164,7 @@ checks:
     params: {model: orders, column_name: amount, num_bins: 20}
   - name: Lineage
     type: lineage_diff
-`))
+`), testValidator)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,7 +172,7 @@ checks:
 		string(presets[1].Params) != `{"column_name":"amount","model":"orders","num_bins":20}` || string(presets[2].Params) != `{}` {
 		t.Fatalf("presets = %+v", presets)
 	}
-	if presets, err := ParsePresets([]byte("other: 1\n")); err != nil || len(presets) != 0 {
+	if presets, err := ParsePresets([]byte("other: 1\n"), nil); err != nil || len(presets) != 0 {
 		t.Fatalf("no checks key = %v, %v", presets, err)
 	}
 }
@@ -157,7 +182,7 @@ func TestLoadPresetsErrorNamesFile(t *testing.T) {
 	if err := os.WriteFile(path, []byte("checks:\n  - name: x\n    type: nope\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, _, err := LoadPresets(context.Background(), path)
+	_, _, err := LoadPresets(context.Background(), path, testValidator)
 	if err == nil || !strings.HasPrefix(err.Error(), path+":3: checks[0] \"x\" field type") {
 		t.Fatalf("error = %v", err)
 	}
@@ -168,12 +193,12 @@ func FuzzParsePresets(f *testing.F) {
 	f.Add([]byte("checks:\n  - {name: a, type: value_diff, params: {model: m, primary_key: [a]}}\n"))
 	f.Add([]byte("checks: [1, {type: 2}, {name: [x]}]"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		presets, err := ParsePresets(data)
+		presets, err := ParsePresets(data, testValidator)
 		if err != nil {
 			return
 		}
 		for _, p := range presets {
-			if verr := ValidateParams(p.Type, p.Params); verr != nil || p.Name == "" {
+			if _, verr := testValidator(p.Type, p.Params); verr != nil || p.Name == "" {
 				t.Fatalf("accepted invalid preset %+v: %v", p, verr)
 			}
 		}

@@ -282,10 +282,7 @@ type CreateResult struct {
 // RunCheck (a failed run is reported in RunError, not as an error). An agent-triggered create
 // approves the check only when that run succeeded.
 func (s *Store) Create(ctx context.Context, in CreateInput) (CreateResult, error) {
-	if err := ValidateParams(in.Type, in.Params); err != nil {
-		return CreateResult{}, fmt.Errorf("creating check: %w", err)
-	}
-	params, err := CanonicalParams(in.Params)
+	params, err := s.ValidateParams(in.Type, in.Params)
 	if err != nil {
 		return CreateResult{}, fmt.Errorf("creating check: %w", err)
 	}
@@ -358,19 +355,19 @@ func (s *Store) Create(ctx context.Context, in CreateInput) (CreateResult, error
 type CheckInfo struct {
 	Check
 	IsOutdated    bool   `json:"is_outdated" jsonschema:"artifacts are newer than the last run"`
-	LastRunStatus Status `json:"last_run_status,omitempty"`
-	LastRunError  string `json:"last_run_error,omitempty"`
-	// Mismatched is the CI verdict of the last successful run (see Mismatch); nil when there is
-	// no such run or the type has no verdict.
-	Mismatched *bool `json:"mismatched,omitempty"`
+	LastRunStatus Status `json:"last_run_status,omitempty" jsonschema:"last run status"`
+	LastRunError  string `json:"last_run_error,omitempty" jsonschema:"last run error"`
+	// Mismatched is the CI verdict of the last successful run (see Catalog.Mismatch); nil when
+	// there is no such run or it cannot be judged.
+	Mismatched *bool `json:"mismatched,omitempty" jsonschema:"last run found a difference"`
 }
 
 // ListResult is the output of Store.List.
 type ListResult struct {
-	Checks   []CheckInfo `json:"checks"`
-	Total    int         `json:"total"`
-	Approved int         `json:"approved"`
-	Outdated int         `json:"outdated"`
+	Checks   []CheckInfo `json:"checks" jsonschema:"in display order"`
+	Total    int         `json:"total" jsonschema:"checks"`
+	Approved int         `json:"approved" jsonschema:"approved checks"`
+	Outdated int         `json:"outdated" jsonschema:"outdated checks"`
 }
 
 // List returns all checks in display order with totals. artifactsModTime is the modification time
@@ -394,10 +391,8 @@ func (s *Store) List(artifactsModTime time.Time) ListResult {
 		info := CheckInfo{Check: c, IsOutdated: c.Outdated(artifactsModTime)}
 		if r, ok := runs[c.ID]; ok {
 			info.LastRunStatus, info.LastRunError = r.Status, r.Error
-			if r.Succeeded() {
-				if m, err := Mismatch(r.Type, r.Result); err == nil && hasVerdict(r.Type) {
-					info.Mismatched = &m
-				}
+			if m, ok := s.verdict(r); ok {
+				info.Mismatched = &m
 			}
 		}
 		if c.IsChecked {
@@ -459,11 +454,7 @@ func (s *Store) Update(ctx context.Context, id string, u CheckUpdate) (Check, er
 	}
 	c := s.st.Checks[i]
 	if len(u.Params) > 0 {
-		if err := ValidateParams(c.Type, u.Params); err != nil {
-			s.mu.Unlock()
-			return Check{}, fmt.Errorf("updating check %s: %w", id, err)
-		}
-		p, err := CanonicalParams(u.Params)
+		p, err := s.ValidateParams(c.Type, u.Params)
 		if err != nil {
 			s.mu.Unlock()
 			return Check{}, fmt.Errorf("updating check %s: %w", id, err)
@@ -563,10 +554,7 @@ func (s *Store) RunCheck(ctx context.Context, id string, by Trigger) (Run, error
 
 // Execute runs an ad-hoc diff (not attached to a check) and records it. Errors as in RunCheck.
 func (s *Store) Execute(ctx context.Context, typ string, params json.RawMessage, by Trigger) (Run, error) {
-	if err := ValidateParams(typ, params); err != nil {
-		return Run{}, err
-	}
-	p, err := CanonicalParams(params)
+	p, err := s.ValidateParams(typ, params)
 	if err != nil {
 		return Run{}, err
 	}

@@ -28,26 +28,56 @@ func (c *clock) Now() time.Time {
 
 // fakeRunner answers row_count_diff with equal counts unless params ask otherwise:
 // {"select": "fail"} fails, {"select": "diff"} returns differing counts, {"select": "block"}
-// waits for cancellation.
-func fakeRunner() Runner {
-	return RunnerFunc(func(ctx context.Context, typ string, params json.RawMessage) (json.RawMessage, error) {
-		var p struct {
-			Select string `json:"select"`
+// waits for cancellation. It is also the store's Catalog, standing in for the operation
+// registry: the types below are check types, value_diff needs primary_key, and a row count
+// result mismatches when base != current.
+func fakeRunner() Runner { return fakeCatalog{} }
+
+type fakeCatalog struct{}
+
+func (fakeCatalog) Run(ctx context.Context, typ string, params json.RawMessage) (json.RawMessage, error) {
+	var p struct {
+		Select string `json:"select"`
+	}
+	_ = json.Unmarshal(params, &p)
+	switch p.Select {
+	case "fail":
+		return nil, errors.New("table not found")
+	case "diff":
+		return json.RawMessage(`{"orders":{"base":1,"current":2}}`), nil
+	case "block":
+		<-ctx.Done()
+		return nil, ctx.Err()
+	case "panic":
+		panic("boom")
+	}
+	return json.RawMessage(`{"orders":{"base":1,"current":1}}`), nil
+}
+
+func (fakeCatalog) CheckParams(typ string, params json.RawMessage) (json.RawMessage, error) {
+	required := map[string]string{TypeValueDiff: "primary_key", TypeProfileDiff: "model"}
+	switch typ {
+	case TypeRowCountDiff, TypeSchemaDiff, TypeLineageDiff, TypeProfileDiff, TypeValueDiff, TypeValueDiffDetail, TypeQueryDiff, TypeTopKDiff, TypeHistogramDiff:
+	default:
+		return nil, fmt.Errorf("%w %q", ErrUnknownType, typ)
+	}
+	if p := required[typ]; p != "" && !strings.Contains(string(params), `"`+p+`"`) {
+		return nil, &ParamError{Type: typ, Param: p, Msg: "is required"}
+	}
+	return params, nil
+}
+
+func (fakeCatalog) Mismatch(typ string, result json.RawMessage) (bool, error) {
+	var counts map[string]struct{ Base, Current int }
+	if err := json.Unmarshal(result, &counts); err != nil {
+		return false, err
+	}
+	for _, c := range counts {
+		if c.Base != c.Current {
+			return true, nil
 		}
-		_ = json.Unmarshal(params, &p)
-		switch p.Select {
-		case "fail":
-			return nil, errors.New("table not found")
-		case "diff":
-			return json.RawMessage(`{"orders":{"base":1,"current":2}}`), nil
-		case "block":
-			<-ctx.Done()
-			return nil, ctx.Err()
-		case "panic":
-			panic("boom")
-		}
-		return json.RawMessage(`{"orders":{"base":1,"current":1}}`), nil
-	})
+	}
+	return false, nil
 }
 
 func newTestStore(t *testing.T) *Store {
@@ -98,14 +128,10 @@ func TestCreateValidates(t *testing.T) {
 		typ, params, want string
 	}{
 		{"nope", `{}`, `unknown check type "nope"`},
+		{"", `{}`, `unknown check type: the type is required`},
 		{TypeValueDiff, `[1]`, "params must be a JSON object"},
-		{TypeValueDiff, `{"model":"orders"}`, `param "primary_key" is required`},
-		{TypeValueDiff, `{"model":"orders","primary_key":[]}`, `param "primary_key" must be a string or a non-empty list of strings`},
-		{TypeValueDiff, `{"model":"orders","primary_keys":["id"]}`, `param "primary_key" is required`},
-		{TypeValueDiff, `{"model":"orders","primary_key":"id","primary_keys":["id"]}`, `did you mean "primary_key"?`},
-		{TypeTopKDiff, `{"model":"orders","column_name":"status","k":"ten"}`, `param "k" must be an integer`},
-		{TypeLineageDiff, `{"view_mode":"some"}`, `must be one of all, changed_models`},
-		{TypeQueryDiff, `{}`, `param "sql" is required`},
+		{TypeValueDiff, `{"model":`, "params are not valid JSON"},
+		{TypeValueDiff, `{"model":"orders"}`, `value_diff: param "primary_key" is required`},
 	}
 	for _, c := range cases {
 		_, err := s.Create(context.Background(), CreateInput{Type: c.typ, Params: json.RawMessage(c.params)})
@@ -115,6 +141,15 @@ func TestCreateValidates(t *testing.T) {
 	}
 	if got := s.List(time.Time{}).Total; got != 0 {
 		t.Fatalf("invalid creates left %d checks", got)
+	}
+	// Without a Catalog only the shape of params is checked, and no verdict is given.
+	bare := NewStore(Config{Runner: RunnerFunc(fakeCatalog{}.Run), Now: newClock().Now}, nil)
+	res, err := bare.Create(context.Background(), CreateInput{Type: "anything", Params: json.RawMessage(`{"b":1,"a":2}`), Run: true})
+	if err != nil || string(res.Check.Params) != `{"a":2,"b":1}` || !res.RunExecuted {
+		t.Fatalf("bare create = %+v, %v", res, err)
+	}
+	if m := bare.List(time.Time{}).Checks[0].Mismatched; m != nil {
+		t.Fatalf("verdict without a catalog: %v", *m)
 	}
 }
 

@@ -11,15 +11,34 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"reflect"
+	"slices"
 	"strings"
 	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
 )
 
-// Runner executes one diff operation. typ is a run type (see KnownTypes) and params its JSON object
-// of parameters. The returned result is stored verbatim on the Run. Runner is implemented by the
-// operation registry and injected into a Store.
+// Runner executes one run type. typ is an operation name (e.g. row_count_diff) and params its
+// JSON object of parameters. The returned result is stored verbatim on the Run. Runner is
+// implemented by the operation registry (internal/ops) and injected into a Store; a Runner that
+// also implements Catalog validates check params and judges results, so this package never
+// keeps its own list of operations.
 type Runner interface {
 	Run(ctx context.Context, typ string, params json.RawMessage) (json.RawMessage, error)
+}
+
+// Catalog knows the run types. The operation registry implements it next to Runner: the check
+// types are the operations whose result has a CI verdict, and their params are validated by
+// each operation's own input schema.
+type Catalog interface {
+	// CheckParams reports whether typ can back a check and params are valid for it. It returns
+	// the params with deprecated names folded into canonical ones. Errors wrap ErrUnknownType
+	// for unknown types and are *ParamError when one parameter is at fault.
+	CheckParams(typ string, params json.RawMessage) (json.RawMessage, error)
+	// Mismatch is the CI verdict of a finished run's result: true when base and current differ.
+	// A result it cannot judge is an error, never a pass.
+	Mismatch(typ string, result json.RawMessage) (bool, error)
 }
 
 // RunnerFunc adapts a function to the Runner interface.
@@ -30,42 +49,42 @@ func (f RunnerFunc) Run(ctx context.Context, typ string, params json.RawMessage)
 	return f(ctx, typ, params)
 }
 
-// Status is the lifecycle state of a Run.
+// Status is the lifecycle state of a Run, spelled as the peer spells it.
 type Status string
 
 // Run statuses. A run is created Running and ends in exactly one of the other three.
 const (
-	StatusRunning   Status = "running"
-	StatusFinished  Status = "finished"
-	StatusFailed    Status = "failed"
-	StatusCancelled Status = "cancelled"
+	StatusRunning   Status = "Running"
+	StatusFinished  Status = "Finished"
+	StatusFailed    Status = "Failed"
+	StatusCancelled Status = "Cancelled"
 )
 
-// UnmarshalJSON accepts the canonical lowercase values and, for files written by other tools,
-// any letter case ("Finished").
+// UnmarshalJSON accepts any letter case ("finished", as Ripple wrote it before, or "Finished").
 func (s *Status) UnmarshalJSON(b []byte) error {
 	var v string
 	if err := json.Unmarshal(b, &v); err != nil {
 		return fmt.Errorf("run status must be a string: %w", err)
 	}
-	switch st := Status(strings.ToLower(v)); st {
-	case StatusRunning, StatusFinished, StatusFailed, StatusCancelled:
-		*s = st
-		return nil
+	for _, st := range []Status{StatusRunning, StatusFinished, StatusFailed, StatusCancelled} {
+		if strings.EqualFold(v, string(st)) {
+			*s = st
+			return nil
+		}
 	}
-	return fmt.Errorf("unknown run status %q: use running, finished, failed or cancelled", v)
+	return fmt.Errorf("unknown run status %q: use Running, Finished, Failed or Cancelled", v)
 }
 
 // Trigger says who started a run or created a check.
 type Trigger string
 
-// Triggers. Agent-triggered creates and runs auto-approve a check when the run succeeds.
+// Triggers, spelled as the peer spells them.
 const (
 	TriggerUser  Trigger = "user"
-	TriggerAgent Trigger = "agent"
+	TriggerAgent Trigger = "recce_ai"
 )
 
-// UnmarshalJSON accepts "user", "agent" and Recce's "recce_ai" (read as agent); empty means user.
+// UnmarshalJSON accepts "user", "recce_ai" and the deprecated "agent"; empty means user.
 func (t *Trigger) UnmarshalJSON(b []byte) error {
 	var v string
 	if err := json.Unmarshal(b, &v); err != nil {
@@ -79,29 +98,138 @@ func (t *Trigger) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// ParseTrigger parses a triggered_by value; "" is user, "recce_ai" is agent.
+// ParseTrigger parses a triggered_by value: "" is user; "agent" (Ripple's old spelling) and
+// "ai" are recce_ai.
 func ParseTrigger(v string) (Trigger, error) {
 	switch strings.ToLower(strings.TrimSpace(v)) {
 	case "", "user":
 		return TriggerUser, nil
-	case "agent", "recce_ai", "ai":
+	case "recce_ai", "agent", "ai":
 		return TriggerAgent, nil
 	}
-	return "", fmt.Errorf("unknown triggered_by %q: use user or agent", v)
+	return "", fmt.Errorf("unknown triggered_by %q: use user or recce_ai", v)
 }
 
-// Run is the record of one executed diff.
+// Run is the record of one executed diff. Its JSON is the peer's Run dump (see runJSON).
 type Run struct {
-	ID          string          `json:"run_id" jsonschema:"run id (uuid)"`
-	Type        string          `json:"type" jsonschema:"run type, e.g. row_count_diff"`
-	Params      json.RawMessage `json:"params" jsonschema:"parameters the run was executed with (JSON object)"`
-	Status      Status          `json:"status" jsonschema:"running, finished, failed or cancelled"`
-	Result      json.RawMessage `json:"result,omitempty" jsonschema:"operation result when finished"`
-	Error       string          `json:"error,omitempty" jsonschema:"error message when failed or cancelled"`
-	StartedAt   time.Time       `json:"started_at" jsonschema:"UTC start time"`
-	FinishedAt  *time.Time      `json:"finished_at,omitempty" jsonschema:"UTC end time"`
-	TriggeredBy Trigger         `json:"triggered_by" jsonschema:"user or agent"`
-	CheckID     string          `json:"check_id,omitempty" jsonschema:"check this run belongs to, if any"`
+	ID          string
+	Type        string
+	Params      json.RawMessage
+	Status      Status
+	Result      json.RawMessage
+	Error       string
+	StartedAt   time.Time
+	FinishedAt  *time.Time
+	TriggeredBy Trigger
+	CheckID     string
+	// Name is the display name; empty means DefaultName(Type, Params).
+	Name string
+}
+
+// runTimeLayout is the peer's run_at format: UTC, whole seconds.
+const runTimeLayout = "2006-01-02T15:04:05Z"
+
+// runJSON is the JSON of a Run: every key of the peer's Run dump is present, null when unset.
+type runJSON struct {
+	ID          string          `json:"run_id" jsonschema:"run id"`
+	Type        string          `json:"type" jsonschema:"the operation"`
+	Name        string          `json:"name" jsonschema:"display name"`
+	Params      json.RawMessage `json:"params" jsonschema:"its parameters"`
+	CheckID     *string         `json:"check_id" jsonschema:"its check, or null"`
+	Result      json.RawMessage `json:"result" jsonschema:"the tool's result; null unless Finished"`
+	Error       *string         `json:"error" jsonschema:"error, or null"`
+	Status      Status          `json:"status" jsonschema:"Running, Finished, Failed or Cancelled"`
+	Progress    json.RawMessage `json:"progress" jsonschema:"null: progress is sent as MCP notifications"`
+	RunAt       string          `json:"run_at" jsonschema:"UTC start, YYYY-MM-DDTHH:MM:SSZ"`
+	TriggeredBy Trigger         `json:"triggered_by" jsonschema:"user or recce_ai"`
+	FinishedAt  *string         `json:"finished_at,omitempty" jsonschema:"UTC end"`
+	// StartedAt is how Ripple spelled run_at before the seed contract; read, never written.
+	StartedAt *time.Time `json:"started_at,omitempty"`
+}
+
+// MarshalJSON writes the peer's Run dump.
+func (r Run) MarshalJSON() ([]byte, error) {
+	j := runJSON{ID: r.ID, Type: r.Type, Name: r.Name, Params: r.Params, Status: r.Status, TriggeredBy: r.TriggeredBy,
+		RunAt: r.StartedAt.UTC().Format(runTimeLayout), Result: r.Result, Progress: json.RawMessage("null")}
+	if j.Name == "" {
+		j.Name = DefaultName(r.Type, r.Params)
+	}
+	if len(j.Params) == 0 {
+		j.Params = json.RawMessage("{}")
+	}
+	if len(j.Result) == 0 {
+		j.Result = json.RawMessage("null")
+	}
+	if r.CheckID != "" {
+		j.CheckID = &r.CheckID
+	}
+	if r.Error != "" {
+		j.Error = &r.Error
+	}
+	if r.FinishedAt != nil {
+		f := r.FinishedAt.UTC().Format(runTimeLayout)
+		j.FinishedAt = &f
+	}
+	return json.Marshal(j)
+}
+
+// UnmarshalJSON reads a Run written by Ripple (any version) or by the peer.
+func (r *Run) UnmarshalJSON(b []byte) error {
+	var j runJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return err
+	}
+	*r = Run{ID: j.ID, Type: j.Type, Name: j.Name, Params: j.Params, Status: j.Status, TriggeredBy: j.TriggeredBy}
+	if len(j.Result) > 0 && string(j.Result) != "null" {
+		r.Result = j.Result
+	}
+	if j.CheckID != nil {
+		r.CheckID = *j.CheckID
+	}
+	if j.Error != nil {
+		r.Error = *j.Error
+	}
+	switch {
+	case j.RunAt != "":
+		t, err := parseRunTime(j.RunAt)
+		if err != nil {
+			return fmt.Errorf("run %s: run_at: %w", j.ID, err)
+		}
+		r.StartedAt = t
+	case j.StartedAt != nil:
+		r.StartedAt = j.StartedAt.UTC()
+	}
+	if j.FinishedAt != nil {
+		t, err := parseRunTime(*j.FinishedAt)
+		if err != nil {
+			return fmt.Errorf("run %s: finished_at: %w", j.ID, err)
+		}
+		r.FinishedAt = &t
+	}
+	return nil
+}
+
+// parseRunTime reads the peer's layout or any RFC 3339 time.
+func parseRunTime(s string) (time.Time, error) {
+	if t, err := time.Parse(runTimeLayout, s); err == nil {
+		return t, nil
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	return t.UTC(), err
+}
+
+// RunSchema is the JSON Schema of a Run's JSON (the peer's Run dump).
+func RunSchema() *jsonschema.Schema {
+	s, err := jsonschema.For[runJSON](&jsonschema.ForOptions{TypeSchemas: map[reflect.Type]*jsonschema.Schema{
+		reflect.TypeFor[json.RawMessage](): {},
+	}})
+	if err != nil {
+		panic(err) // a static type: cannot fail
+	}
+	s.Properties["params"].Type = "object"
+	delete(s.Properties, "started_at")
+	s.PropertyOrder = slices.DeleteFunc(s.PropertyOrder, func(n string) bool { return n == "started_at" })
+	return s
 }
 
 // Succeeded reports whether the run finished without error.
@@ -109,18 +237,18 @@ func (r Run) Succeeded() bool { return r.Status == StatusFinished && r.Error == 
 
 // Check is a saved diff that a reviewer (or agent) can run and approve.
 type Check struct {
-	ID          string          `json:"check_id" jsonschema:"check id (uuid)"`
-	Name        string          `json:"name"`
-	Description string          `json:"description"`
-	Type        string          `json:"type" jsonschema:"run type the check executes"`
-	Params      json.RawMessage `json:"params" jsonschema:"canonical JSON object of parameters"`
-	IsChecked   bool            `json:"is_checked" jsonschema:"approved by a reviewer or a successful agent run"`
+	ID          string          `json:"check_id" jsonschema:"check id"`
+	Name        string          `json:"name" jsonschema:"display name"`
+	Description string          `json:"description" jsonschema:"description, or empty"`
+	Type        string          `json:"type" jsonschema:"the operation it runs"`
+	Params      json.RawMessage `json:"params" jsonschema:"its parameters"`
+	IsChecked   bool            `json:"is_checked" jsonschema:"approved"`
 	IsPreset    bool            `json:"is_preset" jsonschema:"defined in ripple.yml"`
-	CreatedAt   time.Time       `json:"created_at"`
-	UpdatedAt   time.Time       `json:"updated_at"`
-	LastRunID   string          `json:"last_run_id,omitempty"`
+	CreatedAt   time.Time       `json:"created_at" jsonschema:"created (UTC)"`
+	UpdatedAt   time.Time       `json:"updated_at" jsonschema:"last change (UTC)"`
+	LastRunID   string          `json:"last_run_id,omitempty" jsonschema:"last run"`
 	// LastRunAt is the start time of the last run; it drives Outdated.
-	LastRunAt *time.Time `json:"last_run_at,omitempty"`
+	LastRunAt *time.Time `json:"last_run_at,omitempty" jsonschema:"last run start (UTC)"`
 }
 
 // Outdated reports whether the artifacts (manifest/catalog) are newer than the check's last run,

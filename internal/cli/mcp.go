@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -19,7 +20,7 @@ func newMCPCommand(g *Globals, ios IOStreams, reg *ops.Registry) *cobra.Command 
 	var (
 		httpAddr, authEnv, mode, logFile string
 		stateless                        bool
-		origins                          []string
+		origins, toolsets                []string
 	)
 	cmd := &cobra.Command{
 		Use:   "mcp",
@@ -67,9 +68,9 @@ func newMCPCommand(g *Globals, ios IOStreams, reg *ops.Registry) *cobra.Command 
 				Logger:        logger,
 			})
 			defer sess.Close()
-			srv, err := mcpserver.New(c.Context(), mcpserver.Options{Registry: reg, Session: sess, Mode: m, Version: Version, Logger: logger})
+			srv, err := mcpserver.New(c.Context(), mcpserver.Options{Registry: reg, Session: sess, Mode: m, Toolsets: toolsets, Version: Version, Logger: logger})
 			if err != nil {
-				return err
+				return usageError{err}
 			}
 			if httpAddr == "" {
 				return srv.ServeStdio(c.Context(), ios.In, ios.Out)
@@ -90,5 +91,18 @@ func newMCPCommand(g *Globals, ios IOStreams, reg *ops.Registry) *cobra.Command 
 	f.StringSliceVar(&origins, "allowed-origins", nil, "browser origins allowed besides loopback (scheme://host:port)")
 	f.StringVar(&mode, "mode", envOr("RIPPLE_MCP_MODE", "server"), "server (all tools), preview (no warehouse queries) or read-only (preview without check writes) (env RIPPLE_MCP_MODE)")
 	f.StringVar(&logFile, "log-file", "", "append logs to this file instead of stderr")
+	f.StringSliceVar(&toolsets, "toolsets", splitList(os.Getenv("RIPPLE_TOOLSETS")),
+		"tools to serve: recce (default; the peer's 20), checks, review, lineage, static, or all; comma-separated (env RIPPLE_TOOLSETS)")
 	return cmd
+}
+
+// splitList splits a comma-separated environment value ("" is none).
+func splitList(v string) []string {
+	var out []string
+	for _, p := range strings.Split(v, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
 }

@@ -4,9 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -80,7 +78,7 @@ func runChecks(ctx context.Context, g *Globals, ios IOStreams, o *runOptions) er
 		if !filepath.IsAbs(path) {
 			path = filepath.Join(g.ProjectDir, path)
 		}
-		presets, created, err := checks.LoadPresets(ctx, path)
+		presets, created, err := checks.LoadPresets(ctx, path, store.ValidateParams)
 		if err != nil {
 			return &ExitError{Code: 2, Err: err}
 		}
@@ -99,17 +97,17 @@ func runChecks(ctx context.Context, g *Globals, ios IOStreams, o *runOptions) er
 			return err
 		}
 		rc := RunReportCheck{CheckID: c.ID, Name: c.Name, Type: c.Type, RunID: run.ID, Status: string(run.Status), Error: run.Error}
-		switch {
-		case !run.Succeeded():
+		if !run.Succeeded() {
 			rep.Failed++
-		default:
-			mm, err := checks.Mismatch(c.Type, run.Result)
-			if err == nil && mm {
-				rc.Mismatched = true
-				rep.Mismatched++
-			} else {
-				rep.Passed++
-			}
+		} else if mm, err := s.Verdict(c.Type, run.Result); err != nil {
+			// A verdict that cannot be given is a failure, never a pass.
+			rc.Error = err.Error()
+			rep.Failed++
+		} else if mm {
+			rc.Mismatched = true
+			rep.Mismatched++
+		} else {
+			rep.Passed++
 		}
 		rep.Checks = append(rep.Checks, rc)
 	}
@@ -157,7 +155,7 @@ func runChecks(ctx context.Context, g *Globals, ios IOStreams, o *runOptions) er
 
 // BaseStatus is the result of `ripple check-base`.
 type BaseStatus struct {
-	Status      string  `json:"status"` // fresh, stale, missing
+	Status      string  `json:"status"` // fresh, stale_time, stale_sha, missing
 	Reason      string  `json:"reason"`
 	Path        string  `json:"path"`
 	GeneratedAt string  `json:"generated_at,omitempty"`
@@ -172,10 +170,13 @@ func newCheckBaseCmd(g *Globals, ios IOStreams, _ *ops.Registry) *cobra.Command 
 	cmd := &cobra.Command{
 		Use:   "check-base",
 		Short: "Is target-base/ missing, too old, or older than the base branch?",
-		Long: "Exit code 0: the base artifacts are fresh; 1: stale (older than --max-age, or built before the newest commit of the base branch\n" +
-			"that this branch contains); 2: missing or unreadable.",
+		Long: "Exit code 0: the base artifacts are fresh; 1: stale (stale_time: older than --max-age; stale_sha: built before the newest commit\n" +
+			"of the base branch that this branch contains); 2: missing or unreadable. get_server_info's base_status applies the same rule.",
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
+			if err := dbt.ValidateMaxAge(maxAge); err != nil {
+				return usageError{fmt.Errorf("--max-age: %w", err)}
+			}
 			st := checkBase(c.Context(), g, maxAge, baseBranch, time.Now())
 			if g.JSON {
 				if err := writeJSON(ios.Out, st); err != nil {
@@ -190,60 +191,25 @@ func newCheckBaseCmd(g *Globals, ios IOStreams, _ *ops.Registry) *cobra.Command 
 			return nil
 		},
 	}
-	cmd.Flags().DurationVar(&maxAge, "max-age", 7*24*time.Hour, "base artifacts older than this are stale")
-	cmd.Flags().StringVar(&baseBranch, "base-branch", "main", "git branch the base artifacts are built from")
+	cmd.Flags().DurationVar(&maxAge, "max-age", dbt.DefaultBaseMaxAge, "base artifacts older than this are stale (0: no age limit)")
+	cmd.Flags().StringVar(&baseBranch, "base-branch", dbt.DefaultBaseBranch, "git branch the base artifacts are built from")
 	return cmd
 }
 
 func checkBase(ctx context.Context, g *Globals, maxAge time.Duration, branch string, now time.Time) BaseStatus {
 	paths := dbt.Paths{ProjectDir: g.ProjectDir, TargetPath: g.TargetPath, TargetBasePath: g.TargetBasePath}.WithDefaults()
-	st := BaseStatus{Path: paths.BaseDir()}
-	env, err := dbt.LoadEnv(ctx, paths.BaseDir(), "base", "dbt docs generate --target-path "+paths.TargetBasePath)
-	if err != nil {
-		st.Status, st.Reason, st.ExitCode = "missing", err.Error(), 2
+	f, err := dbt.CheckBaseFreshness(ctx, paths, dbt.FreshnessOptions{MaxAge: maxAge, NoAgeLimit: maxAge == 0, Branch: branch, Now: now})
+	if err != nil { // options are validated by the caller
+		return BaseStatus{Status: dbt.BaseMissing, Reason: err.Error(), Path: paths.BaseDir(), ExitCode: 2}
+	}
+	st := BaseStatus{Status: f.Status, Reason: f.Reason, Path: paths.BaseDir(), GeneratedAt: f.GeneratedAt, BaseCommit: f.BaseCommit}
+	switch f.Status {
+	case dbt.BaseMissing:
+		st.ExitCode = 2
 		return st
+	case dbt.BaseStaleTime, dbt.BaseStaleSHA:
+		st.ExitCode = 1
 	}
-	st.GeneratedAt = env.Manifest.Metadata.GeneratedAt
-	built := env.ModTime
-	if t, err := time.Parse(time.RFC3339Nano, st.GeneratedAt); err == nil {
-		built = t
-	}
-	st.AgeHours = float64(now.Sub(built).Round(time.Minute)) / float64(time.Hour)
-	if maxAge > 0 && now.Sub(built) > maxAge {
-		st.Status, st.ExitCode = "stale", 1
-		st.Reason = fmt.Sprintf("the base artifacts were generated %s ago (limit %s); rebuild them on %s with `dbt docs generate --target-path %s`",
-			now.Sub(built).Round(time.Minute), maxAge, branch, paths.TargetBasePath)
-		return st
-	}
-	if commit, when, ok := mergeBase(ctx, g.ProjectDir, branch); ok {
-		st.BaseCommit = commit
-		if when.After(built) {
-			st.Status, st.ExitCode = "stale", 1
-			st.Reason = fmt.Sprintf("%s has commit %s (%s) that is newer than the base artifacts (%s); rebuild them", branch, commit[:min(12, len(commit))], when.Format(time.RFC3339), built.Format(time.RFC3339))
-			return st
-		}
-	}
-	st.Status, st.Reason = "fresh", "the base artifacts are newer than the base branch commit this branch contains and within the age limit"
+	st.AgeHours = float64(f.Age.Round(time.Minute)) / float64(time.Hour)
 	return st
-}
-
-// mergeBase finds the newest commit of branch that HEAD contains.
-func mergeBase(ctx context.Context, dir, branch string) (string, time.Time, bool) {
-	for _, ref := range []string{branch, "origin/" + branch} {
-		out, err := exec.CommandContext(ctx, "git", "-C", dir, "merge-base", "HEAD", ref).Output()
-		if err != nil {
-			continue
-		}
-		commit := strings.TrimSpace(string(out))
-		ts, err := exec.CommandContext(ctx, "git", "-C", dir, "show", "-s", "--format=%cI", commit).Output()
-		if err != nil {
-			continue
-		}
-		when, err := time.Parse(time.RFC3339, strings.TrimSpace(string(ts)))
-		if err != nil {
-			continue
-		}
-		return commit, when, true
-	}
-	return "", time.Time{}, false
 }

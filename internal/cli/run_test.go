@@ -16,6 +16,7 @@ import (
 
 	"github.com/ripple-data/ripple/internal/checks"
 	"github.com/ripple-data/ripple/internal/dbtfixture"
+	"github.com/ripple-data/ripple/internal/ops"
 )
 
 // dataOnly changes the rows of one table and no column anywhere.
@@ -113,7 +114,7 @@ func TestRunCreatesDefaultsAndFailsOnMismatch(t *testing.T) {
 		t.Errorf("report = %+v", rep)
 	}
 	rc := reportCheck(t, rep, "Row count diff")
-	if rc.Type != "row_count_diff" || rc.Status != "finished" || rc.RunID == "" || rc.CheckID == "" || rc.Error != "" {
+	if rc.Type != "row_count_diff" || rc.Status != "Finished" || rc.RunID == "" || rc.CheckID == "" || rc.Error != "" {
 		t.Errorf("row count check = %+v", rc)
 	}
 	// customers: 2 rows in base, 3 in current.
@@ -121,7 +122,7 @@ func TestRunCreatesDefaultsAndFailsOnMismatch(t *testing.T) {
 		t.Errorf("Row count diff of customers 2 → 3 must be a mismatch: %+v", rc)
 	}
 	sc := reportCheck(t, rep, "Schema diff")
-	if sc.Type != "schema_diff" || sc.Status != "finished" {
+	if sc.Type != "schema_diff" || sc.Status != "Finished" {
 		t.Errorf("schema check = %+v", sc)
 	}
 	// No column changed anywhere.
@@ -197,7 +198,7 @@ func TestRunFailedCheckExitsOne(t *testing.T) {
 	}
 	r := p.ripple(t, "run", "--json", "--fail-on-mismatch=false")
 	rep := decodeReport(t, r)
-	if r.code != 1 || rep.Failed != 1 || len(rep.Checks) != 1 || rep.Checks[0].Status != "failed" || rep.Checks[0].Error == "" {
+	if r.code != 1 || rep.Failed != 1 || len(rep.Checks) != 1 || rep.Checks[0].Status != "Failed" || rep.Checks[0].Error == "" {
 		t.Errorf("failing check: exit %d, report %+v", r.code, rep)
 	}
 }
@@ -285,8 +286,17 @@ func TestCheckBase(t *testing.T) {
 
 	r = p.ripple(t, "check-base", "--json", "--max-age", "1ns")
 	st = checkBaseJSON(t, r)
-	if r.code != 1 || st.Status != "stale" || st.ExitCode != 1 || !strings.Contains(st.Reason, "limit 1ns") || !strings.Contains(st.Reason, "dbt docs generate --target-path target-base") {
+	if r.code != 1 || st.Status != "stale_time" || st.ExitCode != 1 || !strings.Contains(st.Reason, "limit 1ns") || !strings.Contains(st.Reason, "dbt docs generate --target-path target-base") {
 		t.Errorf("--max-age 1ns: exit %d, %+v", r.code, st)
+	}
+
+	// A negative age limit is a usage error, not "everything is stale".
+	if r := p.ripple(t, "check-base", "--max-age", "-1h"); r.code != 2 || !strings.Contains(r.err, "--max-age: the age limit must not be negative (got -1h0m0s)") {
+		t.Errorf("--max-age -1h: exit %d\n%s", r.code, r.err)
+	}
+	// --max-age 0 turns the age rule off.
+	if r := p.ripple(t, "check-base", "--max-age", "0"); r.code != 0 {
+		t.Errorf("--max-age 0: exit %d\n%s", r.code, r.out)
 	}
 
 	if err := os.RemoveAll(filepath.Join(p.built.Dir, "target-base")); err != nil {
@@ -347,7 +357,7 @@ func TestCheckBaseMergeBase(t *testing.T) {
 	git(t, dir, time.Now().Add(time.Hour), "merge", "-q", "--no-edit", "main")
 	r = p.ripple(t, "check-base", "--json")
 	st = checkBaseJSON(t, r)
-	if r.code != 1 || st.Status != "stale" || st.BaseCommit != newer || !strings.Contains(st.Reason, "main has commit "+newer[:12]) {
+	if r.code != 1 || st.Status != "stale_sha" || st.BaseCommit != newer || !strings.Contains(st.Reason, "main has commit "+newer[:12]) {
 		t.Errorf("main has a newer commit: exit %d, %+v", r.code, st)
 	}
 	// Another base branch that does not exist: no git rule applies.
@@ -371,21 +381,25 @@ func TestRunTextHasNoANSI(t *testing.T) {
 // on the checks they saved.
 func TestChecksCommands(t *testing.T) {
 	p := build(t, dataOnly)
-	r := p.ripple(t, "create-check", "--type", "row_count_diff", "--params", `{"node_names": ["customers"]}`, "--name", "Customers rows", "--run", "--json")
+	r := p.ripple(t, "create-check", "--type", "row_count_diff", "--params", `{"node_names": ["customers"]}`, "--name", "Customers rows", "--json")
 	if r.code != 0 {
 		t.Fatalf("create-check: exit %d\n%s%s", r.code, r.out, r.err)
 	}
-	var created checks.CreateResult
+	var created ops.CreateCheckResult
 	if err := json.Unmarshal([]byte(r.out), &created); err != nil {
 		t.Fatal(err)
 	}
-	if !created.Created || !created.RunExecuted || created.Check.Name != "Customers rows" || created.Check.IsChecked || created.Run == nil {
+	// create-check runs the check and, as it succeeds, approves it.
+	if !created.Created || !created.RunExecuted || created.RunID == "" {
 		t.Errorf("create-check = %+v", created)
 	}
 	r = p.ripple(t, "list-checks")
-	want := "1 checks, 0 approved, 0 outdated\n  " + created.CheckID + "  row_count_diff   Customers rows (finished)\n"
+	want := "1 checks, 1 approved, 0 outdated\n✓ " + created.CheckID + "  row_count_diff   Customers rows (Finished)\n"
 	if r.code != 0 || r.out != want {
 		t.Errorf("list-checks: exit %d\n%q\nwant\n%q", r.code, r.out, want)
+	}
+	if r = p.ripple(t, "approve-check", "--check-id", created.CheckID, "--approved=false"); r.code != 0 || !strings.HasPrefix(p.ripple(t, "list-checks").out, "1 checks, 0 approved") {
+		t.Errorf("unapprove: exit %d %s", r.code, r.err)
 	}
 	if r = p.ripple(t, "approve-check", "--check-id", created.CheckID); r.code != 0 {
 		t.Errorf("approve-check: exit %d %s", r.code, r.err)
@@ -399,7 +413,7 @@ func TestChecksCommands(t *testing.T) {
 	// The saved check runs in CI; customers went from 2 to 3 rows.
 	r = p.ripple(t, "run", "--no-presets", "--json")
 	rep := decodeReport(t, r)
-	if len(rep.Checks) != 1 || rep.Checks[0].CheckID != created.CheckID || rep.Checks[0].Status != "finished" {
+	if len(rep.Checks) != 1 || rep.Checks[0].CheckID != created.CheckID || rep.Checks[0].Status != "Finished" {
 		t.Fatalf("run: %+v", rep)
 	}
 	if r.code != 1 || !rep.Checks[0].Mismatched {
@@ -479,13 +493,15 @@ func TestCheckBaseCustomPathAndMtimeFallback(t *testing.T) {
 	}
 	r := p.ripple(t, "check-base", "--target-base-path", "base-artifacts", "--json")
 	st := checkBaseJSON(t, r)
-	if r.code != 1 || st.Status != "stale" || st.GeneratedAt != "" || st.AgeHours < 30*24-1 || !strings.Contains(st.Reason, "--target-path base-artifacts") {
+	if r.code != 1 || st.Status != "stale_time" || st.GeneratedAt != "" || st.AgeHours < 30*24-1 || !strings.Contains(st.Reason, "--target-path base-artifacts") ||
+		!strings.Contains(st.Reason, "generated 30 days ago (limit 2 days)") {
 		t.Errorf("30-day-old manifest without generated_at: exit %d %+v", r.code, st)
 	}
 }
 
-// TestMCPAgentCreateApproves: a check an agent creates over MCP with
-// run=true is approved when its run succeeds (ops.WithAgentTrigger).
+// TestMCPAgentCreateApproves: a check an agent creates over MCP runs, is
+// recorded as triggered by recce_ai (ops.WithAgentTrigger) and is approved
+// when its run succeeds.
 func TestMCPAgentCreateApproves(t *testing.T) {
 	p := build(t, dataOnly)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -530,10 +546,10 @@ func TestMCPAgentCreateApproves(t *testing.T) {
 	send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"ripple-test","version":"1"}}}`)
 	await(1)
 	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-	send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"create_check","arguments":{"type":"row_count_diff","params":{"node_names":["customers"]},"run":true}}}`)
+	send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"create_check","arguments":{"type":"row_count_diff","params":{"node_names":["customers"]},"name":"Customers rows"}}}`)
 	var res struct {
-		IsError           bool                `json:"isError"`
-		StructuredContent checks.CreateResult `json:"structuredContent"`
+		IsError           bool                  `json:"isError"`
+		StructuredContent ops.CreateCheckResult `json:"structuredContent"`
 	}
 	if err := json.Unmarshal(await(2), &res); err != nil {
 		t.Fatal(err)
@@ -543,10 +559,11 @@ func TestMCPAgentCreateApproves(t *testing.T) {
 		t.Errorf("ripple mcp exited %d:\n%s", code, errOut.String())
 	}
 	c := res.StructuredContent
-	if res.IsError || !c.RunExecuted || c.Run == nil {
+	if res.IsError || !c.RunExecuted || c.RunID == "" {
 		t.Fatalf("create_check over MCP = %+v", res)
 	}
-	if c.Run.TriggeredBy != checks.TriggerAgent || !c.Check.IsChecked {
-		t.Errorf("a check an agent created and ran successfully over MCP: triggered_by=%s approved=%v; want agent, true", c.Run.TriggeredBy, c.Check.IsChecked)
+	st := loadState(t, p.state)
+	if len(st.Runs) != 1 || st.Runs[0].TriggeredBy != checks.TriggerAgent || len(st.Checks) != 1 || !st.Checks[0].IsChecked {
+		t.Errorf("a check an agent created and ran successfully over MCP: runs %+v, checks %+v; want one run by recce_ai, approved", st.Runs, st.Checks)
 	}
 }

@@ -118,16 +118,16 @@ func applyPresets(ctx context.Context, s *ops.Session, projectDir, config string
 	if err != nil {
 		return fmt.Errorf("reading the preset checks %s: %w", path, err)
 	}
-	presets, err := checks.ParsePresets(data)
+	store, err := s.Checks(ctx)
+	if err != nil {
+		return err
+	}
+	presets, err := checks.ParsePresets(data, store.ValidateParams)
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	if len(presets) == 0 {
 		return nil
-	}
-	store, err := s.Checks(ctx)
-	if err != nil {
-		return err
 	}
 	if _, err := store.ApplyPresets(ctx, presets); err != nil {
 		return err

@@ -15,26 +15,28 @@ import (
 // TopKDiffInput selects a categorical column.
 type TopKDiffInput struct {
 	Model  string `json:"model" jsonschema:"model name or unique id"`
-	Column string `json:"column_name" jsonschema:"column whose most frequent values to compare (case-insensitive)"`
+	Column string `json:"column_name" jsonschema:"column"`
 	K      int    `json:"k,omitempty" jsonschema:"number of categories (default 10)"`
 }
 
 // TopKSide is one environment's counts aligned with the shared values.
 type TopKSide struct {
-	Values []any   `json:"values"`
-	Counts []int64 `json:"counts"`
-	// Valids counts non-NULL values, Total all rows.
-	Valids int64 `json:"valids"`
-	Total  int64 `json:"total"`
+	Values []any   `json:"values" jsonschema:"top values, shared by both sides"`
+	Counts []int64 `json:"counts" jsonschema:"count per value"`
+	Valids int64   `json:"valids" jsonschema:"non-NULL rows"`
+	Total  int64   `json:"total" jsonschema:"rows"`
 }
 
 // TopKDiffResult lists the top categories (by current count, then base
 // count) with both environments' counts. NULLs are not a category.
 type TopKDiffResult struct {
-	Base    TopKSide `json:"base"`
-	Current TopKSide `json:"current"`
-	Warning string   `json:"_warning,omitempty"`
+	Base    TopKSide `json:"base" jsonschema:"base"`
+	Current TopKSide `json:"current" jsonschema:"current"`
+	Warning string   `json:"_warning,omitempty" jsonschema:"single-env: base equals current"`
 }
+
+// Mismatch is the CI verdict: true when the sides' counts differ.
+func (r *TopKDiffResult) Mismatch() (bool, error) { return jsonDiffer(r.Base, r.Current) }
 
 // columnBoth resolves a column on both sides of a model.
 func (e Env) columnBoth(ctx context.Context, model, column string) (target, diffColumn, warehouse.Column, error) {
@@ -124,29 +126,32 @@ func TopKDiff(ctx context.Context, env Env, in TopKDiffInput) (*TopKDiffResult, 
 // HistogramDiffInput selects a numeric or date/time column.
 type HistogramDiffInput struct {
 	Model   string `json:"model" jsonschema:"model name or unique id"`
-	Column  string `json:"column_name" jsonschema:"numeric or date/time column (case-insensitive)"`
-	NumBins int    `json:"num_bins,omitempty" jsonschema:"number of bins for numeric columns (default 50)"`
+	Column  string `json:"column_name" jsonschema:"numeric or date column"`
+	NumBins int    `json:"num_bins,omitempty" jsonschema:"bins (default 50)"`
 }
 
 // HistogramSide is one environment's bin counts; Total counts non-NULL values.
 type HistogramSide struct {
-	Counts []int64 `json:"counts"`
-	Total  int64   `json:"total"`
+	Counts []int64 `json:"counts" jsonschema:"per bin"`
+	Total  int64   `json:"total" jsonschema:"non-NULL values"`
 }
 
 // HistogramDiffResult has bins shared by both environments: len(BinEdges)
 // = len(Labels)+1 = len(Counts)+1. Min and max span both environments.
 type HistogramDiffResult struct {
-	Base     HistogramSide `json:"base"`
-	Current  HistogramSide `json:"current"`
-	Min      any           `json:"min"`
-	Max      any           `json:"max"`
-	BinEdges []any         `json:"bin_edges"`
-	Labels   []string      `json:"labels"`
+	Base     HistogramSide `json:"base" jsonschema:"base"`
+	Current  HistogramSide `json:"current" jsonschema:"current"`
+	Min      any           `json:"min" jsonschema:"minimum of both sides, or null"`
+	Max      any           `json:"max" jsonschema:"maximum of both sides, or null"`
+	BinEdges []any         `json:"bin_edges" jsonschema:"bin boundaries"`
+	Labels   []string      `json:"labels" jsonschema:"bin labels"`
 	// Interval is the date bucket (year, month, day) for date/time columns.
-	Interval string `json:"interval,omitempty"`
-	Warning  string `json:"_warning,omitempty"`
+	Interval string `json:"interval,omitempty" jsonschema:"date bucket: year, month or day"`
+	Warning  string `json:"_warning,omitempty" jsonschema:"single-env: base equals current"`
 }
+
+// Mismatch is the CI verdict: true when the sides' bin counts differ.
+func (r *HistogramDiffResult) Mismatch() (bool, error) { return jsonDiffer(r.Base, r.Current) }
 
 func histogramStatsSQL(d sqlDialect, baseRel, curRel string, c diffColumn) string {
 	conv := func(q string) string {

@@ -158,13 +158,13 @@ func TestRowCountDiffDuckDB(t *testing.T) {
 	}
 
 	// Selector-driven: only models, snapshots and seeds are counted.
-	env.Select = func(sel, exclude string) ([]string, error) {
-		if sel != "tag:x" || exclude != "orders" {
-			t.Fatalf("select %q exclude %q", sel, exclude)
+	env.Select = func(sel Selection) ([]string, error) {
+		if sel.Select != "tag:x" || sel.Exclude != "orders" || sel.ViewMode != "all" || len(sel.Packages) != 1 || sel.Packages[0] != "ripple_test" {
+			t.Fatalf("selection %+v", sel)
 		}
 		return []string{"model.ripple_test.customers", "test.ripple_test.unique_x", "seed.ripple_test.raw_things"}, nil
 	}
-	res, err = RowCountDiff(ctx, env, RowCountDiffInput{Select: "tag:x", Exclude: "orders"})
+	res, err = RowCountDiff(ctx, env, RowCountDiffInput{Select: "tag:x", Exclude: "orders", Packages: []string{"ripple_test"}, ViewMode: "all"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,7 +210,7 @@ func TestQueryDuckDB(t *testing.T) {
 		`select * from {{ref("customers")}} order by id;`,
 		"select * from {{   ref( 'ripple_test' ,  \"customers\" )   }} order by id -- trailing comment",
 	} {
-		res, err := Query(ctx, env, QueryInput{SQL: sql})
+		res, err := Query(ctx, env, QueryInput{SQLTemplate: sql})
 		if err != nil {
 			t.Fatalf("%s: %v", sql, err)
 		}
@@ -218,11 +218,11 @@ func TestQueryDuckDB(t *testing.T) {
 			t.Fatalf("%s: %s", sql, jsonOf(t, res))
 		}
 	}
-	res, err := Query(ctx, env, QueryInput{SQL: "select count(*) as n from {{ ref('customers') }}", Base: true})
+	res, err := Query(ctx, env, QueryInput{SQLTemplate: "select count(*) as n from {{ ref('customers') }}", Base: true})
 	if err != nil || jsonOf(t, res.Data) != `[[2]]` {
 		t.Fatalf("base: %v %s", err, jsonOf(t, res))
 	}
-	res, err = Query(ctx, env, QueryInput{SQL: "select i from range(2500) t(i) order by i"})
+	res, err = Query(ctx, env, QueryInput{SQLTemplate: "select i from range(2500) t(i) order by i"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -239,7 +239,7 @@ func TestQueryDuckDB(t *testing.T) {
 		"select * from {{ source('raw', 'missing') }}": "source('raw', 'missing')",
 		"   ": "empty",
 	} {
-		if _, err := Query(ctx, env, QueryInput{SQL: sql}); err == nil || !strings.Contains(err.Error(), want) {
+		if _, err := Query(ctx, env, QueryInput{SQLTemplate: sql}); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%q: err = %v, want %q", sql, err, want)
 		}
 	}
@@ -248,18 +248,18 @@ func TestQueryDuckDB(t *testing.T) {
 func TestQueryDiffDuckDB(t *testing.T) {
 	env := fixtureEnv(t)
 	ctx := context.Background()
-	res, err := QueryDiff(ctx, env, QueryDiffInput{SQL: "select * from {{ ref('customers') }} order by id"})
+	res, err := QueryDiff(ctx, env, QueryDiffInput{SQLTemplate: "select * from {{ ref('customers') }} order by id"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(res.Base.Data) != 2 || len(res.Current.Data) != 3 || res.Diff != nil {
 		t.Fatalf("no keys: %s", jsonOf(t, res))
 	}
-	res, err = QueryDiff(ctx, env, QueryDiffInput{SQL: "select * from {{ ref('customers') }}", BaseSQL: "select * from {{ ref('customers') }} where id <= 1"})
+	res, err = QueryDiff(ctx, env, QueryDiffInput{SQLTemplate: "select * from {{ ref('customers') }}", BaseSQLTemplate: "select * from {{ ref('customers') }} where id <= 1"})
 	if err != nil || len(res.Base.Data) != 1 {
 		t.Fatalf("base_sql: %v %s", err, jsonOf(t, res))
 	}
-	res, err = QueryDiff(ctx, env, QueryDiffInput{SQL: "select id, amount from {{ ref('orders') }}", PrimaryKeys: []string{"ID"}})
+	res, err = QueryDiff(ctx, env, QueryDiffInput{SQLTemplate: "select id, amount from {{ ref('orders') }}", PrimaryKeys: []string{"ID"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -270,14 +270,14 @@ func TestQueryDiffDuckDB(t *testing.T) {
 		t.Fatalf("summary = %s", jsonOf(t, res))
 	}
 	// Over the cap the summary is computed in the warehouse.
-	res, err = QueryDiff(ctx, env, QueryDiffInput{SQL: "select i as id, i % 7 as v from range(3000) t(i)", BaseSQL: "select i as id, i % 5 as v from range(2500) t(i)", PrimaryKeys: []string{"id"}})
+	res, err = QueryDiff(ctx, env, QueryDiffInput{SQLTemplate: "select i as id, i % 7 as v from range(3000) t(i)", BaseSQLTemplate: "select i as id, i % 5 as v from range(2500) t(i)", PrimaryKeys: []string{"id"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !res.Diff.More || len(res.Diff.Data) != 2000 || res.Summary.Added != 500 || res.Summary.Removed != 0 || res.Summary.Changed <= 0 || *res.Diff.TotalRowCount != 500+2*res.Summary.Changed {
 		t.Fatalf("capped summary = %s more=%v total=%v", jsonOf(t, res.Summary), res.Diff.More, *res.Diff.TotalRowCount)
 	}
-	if _, err := QueryDiff(ctx, env, QueryDiffInput{SQL: "select id from {{ ref('orders') }}", BaseSQL: "select id, amount from {{ ref('orders') }}", PrimaryKeys: []string{"id"}}); err == nil || !strings.Contains(err.Error(), "same columns") {
+	if _, err := QueryDiff(ctx, env, QueryDiffInput{SQLTemplate: "select id from {{ ref('orders') }}", BaseSQLTemplate: "select id, amount from {{ ref('orders') }}", PrimaryKeys: []string{"id"}}); err == nil || !strings.Contains(err.Error(), "same columns") {
 		t.Fatalf("column mismatch: %v", err)
 	}
 }

@@ -27,6 +27,20 @@ type Querier interface {
 	Dialect() string
 }
 
+// Selection is a dbt node selection as the inputs spell it.
+type Selection struct {
+	Select, Exclude string
+	// Packages restricts to these packages (default: the root project's).
+	Packages []string
+	// ViewMode "changed_models" keeps 1+state:modified+ only.
+	ViewMode string
+}
+
+// IsZero reports whether nothing is selected explicitly.
+func (s Selection) IsZero() bool {
+	return s.Select == "" && s.Exclude == "" && len(s.Packages) == 0 && s.ViewMode == ""
+}
+
 // Progress is a progress report of a long-running operation.
 type Progress struct {
 	Op         string  `json:"op"`
@@ -41,9 +55,9 @@ type Env struct {
 	Project *dbt.Project
 	Conn    Querier
 	Dialect dialect.Dialect
-	// Select resolves dbt selector strings to unique ids. It is needed only
-	// when an input uses select/exclude.
-	Select func(selectExpr, exclude string) ([]string, error)
+	// Select resolves a dbt selection to unique ids. It is needed only when
+	// an input uses select, exclude, packages or view_mode.
+	Select func(Selection) ([]string, error)
 	// Progress, when set, receives progress reports of long operations.
 	Progress func(Progress)
 }

@@ -95,7 +95,7 @@ func TestPostgres(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := jsonOf(t, res.Models["customers"]); got != `{"base":2,"current":3,"base_meta":{"status":"ok"},"current_meta":{"status":"ok"}}` {
+		if got := jsonOf(t, res.Models["customers"]); got != `{"base":2,"curr":3,"base_meta":{"status":"ok"},"curr_meta":{"status":"ok"}}` {
 			t.Fatalf("customers = %s", got)
 		}
 		if rc := res.Models["customers_v"]; *rc.Base != 2 || *rc.Current != 3 {
@@ -159,15 +159,15 @@ func TestPostgres(t *testing.T) {
 	})
 
 	t.Run("query", func(t *testing.T) {
-		res, err := Query(ctx, env, QueryInput{SQL: "select * from {{ ref('customers') }} order by id", Base: true})
+		res, err := Query(ctx, env, QueryInput{SQLTemplate: "select * from {{ ref('customers') }} order by id", Base: true})
 		if err != nil || jsonOf(t, res.Data) != `[[1,"Alice",30],[2,"Bob",25]]` {
 			t.Fatalf("query = %v %s", err, jsonOf(t, res))
 		}
-		qd, err := QueryDiff(ctx, env, QueryDiffInput{SQL: "select id, amount from {{ ref('orders') }}", PrimaryKeys: []string{"id"}})
+		qd, err := QueryDiff(ctx, env, QueryDiffInput{SQLTemplate: "select id, amount from {{ ref('orders') }}", PrimaryKeys: []string{"id"}})
 		if err != nil || jsonOf(t, qd.Diff.Data) != `[[1,100,true,false],[1,150,false,true],[3,300,false,true]]` || *qd.Summary != (QueryDiffSummary{Added: 1, Changed: 1}) {
 			t.Fatalf("query_diff = %v %s", err, jsonOf(t, qd))
 		}
-		res, err = Query(ctx, env, QueryInput{SQL: "select g from generate_series(1, 2100) g"})
+		res, err = Query(ctx, env, QueryInput{SQLTemplate: "select g from generate_series(1, 2100) g"})
 		if err != nil || len(res.Data) != 2000 || !res.More || *res.TotalRowCount != 2100 {
 			t.Fatalf("capped = %v", err)
 		}

@@ -15,7 +15,7 @@ import (
 // ProfileDiffInput selects the model (and columns) to profile.
 type ProfileDiffInput struct {
 	Model   string   `json:"model" jsonschema:"model name or unique id"`
-	Columns []string `json:"columns,omitempty" jsonschema:"columns to profile (default: all); matched case-insensitively"`
+	Columns []string `json:"columns,omitempty" jsonschema:"columns (default all)"`
 }
 
 // ProfileDiffResult has one frame per environment with one row per column:
@@ -24,11 +24,14 @@ type ProfileDiffInput struct {
 // A side is null when the model does not exist there.
 type ProfileDiffResult struct {
 	// RunID identifies the recorded run when the checks state keeps runs.
-	RunID   string       `json:"run_id,omitempty"`
-	Base    *frame.Frame `json:"base"`
-	Current *frame.Frame `json:"current"`
-	Warning string       `json:"_warning,omitempty"`
+	RunID   string       `json:"run_id,omitempty" jsonschema:"recorded run, to cite"`
+	Base    *frame.Frame `json:"base" jsonschema:"one row per column; null if absent"`
+	Current *frame.Frame `json:"current" jsonschema:"one row per column; null if absent"`
+	Warning string       `json:"_warning,omitempty" jsonschema:"single-env: base equals current"`
 }
+
+// Mismatch is the CI verdict: true when the two profiles differ.
+func (r *ProfileDiffResult) Mismatch() (bool, error) { return framesDiffer(r.Base, r.Current) }
 
 // ProfileDiff profiles a model's columns in both environments with one
 // query per environment (every column in one SELECT). Proportions and
@@ -152,9 +155,9 @@ func profileSQL(d sqlDialect, rel string, cols []warehouse.Column) string {
 
 func (e Env) profileSide(ctx context.Context, d sqlDialect, rel string, cols []warehouse.Column, s Side) (*frame.Frame, error) {
 	f := frame.New([2]string{"column_name", frame.Text}, [2]string{"data_type", frame.Text}, [2]string{"row_count", frame.Integer},
-		[2]string{"not_null_proportion", frame.Number}, [2]string{"distinct_proportion", frame.Number}, [2]string{"distinct_count", frame.Integer},
+		[2]string{"not_null_proportion", frame.Float}, [2]string{"distinct_proportion", frame.Float}, [2]string{"distinct_count", frame.Integer},
 		[2]string{"is_unique", frame.Boolean}, [2]string{"min", frame.Text}, [2]string{"max", frame.Text},
-		[2]string{"avg", frame.Number}, [2]string{"median", frame.Number})
+		[2]string{"avg", frame.Float}, [2]string{"median", frame.Float})
 	if len(cols) == 0 {
 		return f, nil
 	}

@@ -2,8 +2,12 @@ package diff
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"reflect"
 	"strings"
+
+	"github.com/ripple-data/ripple/internal/alias"
 
 	"github.com/ripple-data/ripple/internal/frame"
 	"github.com/ripple-data/ripple/internal/warehouse"
@@ -14,18 +18,28 @@ const QueryRowLimit = 2000
 
 // QueryInput is an ad-hoc read-only query.
 type QueryInput struct {
-	SQL  string `json:"sql" jsonschema:"read-only SELECT; {{ ref('model') }} and {{ source('source', 'table') }} are replaced by the environment's relations"`
-	Base bool   `json:"base,omitempty" jsonschema:"run against the base environment instead of the current one"`
+	SQLTemplate string `json:"sql_template" jsonschema:"read-only SELECT; {{ ref() }}/{{ source() }} allowed"`
+	Base        bool   `json:"base,omitempty" jsonschema:"run in base (default false)"`
+	// SQL is sql_template's old name, deprecated.
+	SQL string `json:"sql,omitempty" jsonschema:"Deprecated: use sql_template."`
+}
+
+// Normalize folds the deprecated sql into sql_template.
+func (in *QueryInput) Normalize() error {
+	return alias.Fold(&in.SQLTemplate, &in.SQL, "sql_template", "sql")
 }
 
 // QueryResult is the (capped) result of a query.
 type QueryResult struct {
 	// RunID identifies the recorded run when the checks state keeps runs.
-	RunID string `json:"run_id,omitempty"`
+	RunID string `json:"run_id,omitempty" jsonschema:"recorded run, to cite"`
 	*frame.Frame
 	// SQL is the statement as run, with refs resolved.
-	SQL string `json:"sql"`
+	SQL string `json:"sql" jsonschema:"SQL as run"`
 }
+
+// Mismatch is the CI verdict of a single-environment query: never a mismatch.
+func (*QueryResult) Mismatch() (bool, error) { return false, nil }
 
 // Query runs a read-only query in one environment, returning at most 2,000
 // rows, whether there are more, and the total row count.
@@ -38,7 +52,7 @@ func Query(ctx context.Context, env Env, in QueryInput) (*QueryResult, error) {
 	if in.Base {
 		side = Base
 	}
-	sql, err := env.prepareSQL(in.SQL, side)
+	sql, err := env.prepareSQL(in.SQLTemplate, side)
 	if err != nil {
 		return nil, err
 	}
@@ -84,30 +98,83 @@ func (e Env) runCapped(ctx context.Context, d sqlDialect, sql string, s Side, li
 
 // QueryDiffInput compares a query's result in both environments.
 type QueryDiffInput struct {
-	SQL         string   `json:"sql" jsonschema:"read-only SELECT run in the current environment (and in base unless base_sql is given); refs resolve per environment"`
-	BaseSQL     string   `json:"base_sql,omitempty" jsonschema:"SELECT run in the base environment instead of sql"`
-	PrimaryKeys []string `json:"primary_keys,omitempty" jsonschema:"result columns identifying a row; when given the difference is computed in the warehouse"`
+	SQLTemplate     string   `json:"sql_template" jsonschema:"read-only SELECT for current (and base)"`
+	BaseSQLTemplate string   `json:"base_sql_template,omitempty" jsonschema:"SELECT for base (default sql_template)"`
+	PrimaryKeys     []string `json:"primary_keys,omitempty" jsonschema:"key columns: diff in the warehouse"`
+	// SQL and BaseSQL are the old names, deprecated.
+	SQL     string `json:"sql,omitempty" jsonschema:"Deprecated: use sql_template."`
+	BaseSQL string `json:"base_sql,omitempty" jsonschema:"Deprecated: use base_sql_template."`
+}
+
+// Normalize folds the deprecated names into the canonical ones.
+func (in *QueryDiffInput) Normalize() error {
+	if err := alias.Fold(&in.SQLTemplate, &in.SQL, "sql_template", "sql"); err != nil {
+		return err
+	}
+	return alias.Fold(&in.BaseSQLTemplate, &in.BaseSQL, "base_sql_template", "base_sql")
 }
 
 // QueryDiffSummary counts the keyed differences.
 type QueryDiffSummary struct {
-	// Added counts keys only in current, Removed keys only in base, Changed
-	// keys in both whose other columns differ.
-	Added   int64 `json:"added"`
-	Removed int64 `json:"removed"`
-	Changed int64 `json:"changed"`
+	Added   int64 `json:"added" jsonschema:"keys only in current"`
+	Removed int64 `json:"removed" jsonschema:"keys only in base"`
+	Changed int64 `json:"changed" jsonschema:"keys in both whose other columns differ"`
 }
 
 // QueryDiffResult holds both result sets (without keys) or the differing
 // rows flagged in_a (base) / in_b (current) (with keys).
 type QueryDiffResult struct {
 	// RunID identifies the recorded run when the checks state keeps runs.
-	RunID   string            `json:"run_id,omitempty"`
-	Base    *frame.Frame      `json:"base"`
-	Current *frame.Frame      `json:"current"`
-	Diff    *frame.Frame      `json:"diff"`
-	Summary *QueryDiffSummary `json:"summary,omitempty"`
-	Warning string            `json:"_warning,omitempty"`
+	RunID   string            `json:"run_id,omitempty" jsonschema:"recorded run, to cite"`
+	Base    *frame.Frame      `json:"base" jsonschema:"base rows; null with primary_keys"`
+	Current *frame.Frame      `json:"current" jsonschema:"current rows; null with primary_keys"`
+	Diff    *frame.Frame      `json:"diff" jsonschema:"with primary_keys: differing rows, in_a/in_b = in base/current"`
+	Summary *QueryDiffSummary `json:"summary,omitempty" jsonschema:"with primary_keys: key counts"`
+	Warning string            `json:"_warning,omitempty" jsonschema:"single-env: base equals current"`
+}
+
+// Mismatch is the CI verdict: with keys, any differing row; without, the
+// two result sets differ. Capped result sets that agree on their first
+// rows cannot be judged: that is an error, never a pass.
+func (r *QueryDiffResult) Mismatch() (bool, error) {
+	if r.Diff != nil {
+		return len(r.Diff.Data) > 0 || r.Diff.More, nil
+	}
+	differ, err := framesDiffer(r.Base, r.Current)
+	if err != nil || differ {
+		return differ, err
+	}
+	if (r.Base != nil && r.Base.More) || (r.Current != nil && r.Current.More) {
+		return false, fmt.Errorf("the first %d rows agree but the results were capped: pass primary_keys for an exact, keyed diff", QueryRowLimit)
+	}
+	return false, nil
+}
+
+// framesDiffer compares two frames' columns and rows as JSON values, so an
+// integer and the same whole float are equal.
+func framesDiffer(a, b *frame.Frame) (bool, error) {
+	if a == nil || b == nil {
+		return (a == nil) != (b == nil), nil
+	}
+	return jsonDiffer([2]any{a.Columns, a.Data}, [2]any{b.Columns, b.Data})
+}
+
+// jsonDiffer reports whether a and b encode to different JSON values.
+func jsonDiffer(a, b any) (bool, error) {
+	var va, vb any
+	for _, p := range []struct {
+		in  any
+		out *any
+	}{{a, &va}, {b, &vb}} {
+		raw, err := json.Marshal(p.in)
+		if err != nil {
+			return false, fmt.Errorf("comparing results: %w", err)
+		}
+		if err := json.Unmarshal(raw, p.out); err != nil {
+			return false, fmt.Errorf("comparing results: %w", err)
+		}
+	}
+	return !reflect.DeepEqual(va, vb), nil
 }
 
 // QueryDiff runs a query in both environments. Without primary keys it
@@ -119,15 +186,15 @@ func QueryDiff(ctx context.Context, env Env, in QueryDiffInput) (*QueryDiffResul
 	if err != nil {
 		return nil, err
 	}
-	baseSQL := in.BaseSQL
+	baseSQL := in.BaseSQLTemplate
 	if strings.TrimSpace(baseSQL) == "" {
-		baseSQL = in.SQL
+		baseSQL = in.SQLTemplate
 	}
 	bsql, err := env.prepareSQL(baseSQL, Base)
 	if err != nil {
 		return nil, fmt.Errorf("base query: %w", err)
 	}
-	csql, err := env.prepareSQL(in.SQL, Current)
+	csql, err := env.prepareSQL(in.SQLTemplate, Current)
 	if err != nil {
 		return nil, fmt.Errorf("current query: %w", err)
 	}

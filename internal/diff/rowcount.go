@@ -2,10 +2,13 @@ package diff
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/ripple-data/ripple/internal/dbt"
 	"github.com/ripple-data/ripple/internal/warehouse"
@@ -23,32 +26,139 @@ const (
 
 // RowCountDiffInput selects the models to count.
 type RowCountDiffInput struct {
-	NodeNames []string `json:"node_names,omitempty" jsonschema:"model names to count (e.g. customers)"`
-	NodeIDs   []string `json:"node_ids,omitempty" jsonschema:"unique ids to count (e.g. model.jaffle_shop.customers)"`
-	Select    string   `json:"select,omitempty" jsonschema:"dbt selector used when node_names and node_ids are empty (e.g. state:modified+)"`
-	Exclude   string   `json:"exclude,omitempty" jsonschema:"dbt selector of nodes to leave out"`
+	NodeNames []string `json:"node_names,omitempty" jsonschema:"model names to count"`
+	NodeIDs   []string `json:"node_ids,omitempty" jsonschema:"unique ids to count"`
+	Select    string   `json:"select,omitempty" jsonschema:"dbt selector, when no node_names/node_ids."`
+	Exclude   string   `json:"exclude,omitempty" jsonschema:"dbt selector to exclude"`
+	Packages  []string `json:"packages,omitempty" jsonschema:"packages (default: the root project)"`
+	ViewMode  string   `json:"view_mode,omitempty" enum:"all,changed_models" jsonschema:"changed_models: only 1+state:modified+"`
+}
+
+func (in RowCountDiffInput) selection() Selection {
+	return Selection{Select: in.Select, Exclude: in.Exclude, Packages: in.Packages, ViewMode: in.ViewMode}
 }
 
 // RowCountMeta says why a count is or is not available.
 type RowCountMeta struct {
-	Status  string `json:"status"`
-	Message string `json:"message,omitempty"`
+	Status  string `json:"status" jsonschema:"ok or why the count is null (see the tool description)"`
+	Message string `json:"message,omitempty" jsonschema:"why, and how to fix it"`
 }
 
-// RowCount is one model's counts in both environments.
+// RowCount is one model's counts in both environments. Current and
+// CurrentMeta are the peer's curr and curr_meta.
 type RowCount struct {
-	Base        *int64       `json:"base"`
-	Current     *int64       `json:"current"`
-	BaseMeta    RowCountMeta `json:"base_meta"`
-	CurrentMeta RowCountMeta `json:"current_meta"`
+	Base        *int64       `json:"base" jsonschema:"base rows, or null"`
+	Current     *int64       `json:"curr" jsonschema:"current rows, or null"`
+	BaseMeta    RowCountMeta `json:"base_meta" jsonschema:"status of the base count"`
+	CurrentMeta RowCountMeta `json:"curr_meta" jsonschema:"status of the current count"`
 }
 
-// RowCountDiffResult maps model names to their counts.
+// RowCountDiffResult maps model names to their counts. Its JSON is flat, as
+// the peer's: {"<model>": RowCount, ..., "run_id": "..."}. A model literally
+// named run_id or _warning keeps its key; the run_id is then left out.
 type RowCountDiffResult struct {
 	// RunID identifies the recorded run when the checks state keeps runs.
-	RunID   string               `json:"run_id,omitempty"`
-	Models  map[string]*RowCount `json:"models"`
-	Warning string               `json:"_warning,omitempty"`
+	RunID   string
+	Models  map[string]*RowCount
+	Warning string
+}
+
+// MarshalJSON writes the flat map.
+func (r *RowCountDiffResult) MarshalJSON() ([]byte, error) {
+	m := make(map[string]any, len(r.Models)+2)
+	for k, v := range r.Models {
+		m[k] = v
+	}
+	if _, clash := m["run_id"]; !clash && r.RunID != "" {
+		m["run_id"] = r.RunID
+	}
+	if _, clash := m["_warning"]; !clash && r.Warning != "" {
+		m["_warning"] = r.Warning
+	}
+	return json.Marshal(m)
+}
+
+// UnmarshalJSON reads the flat map.
+func (r *RowCountDiffResult) UnmarshalJSON(b []byte) error {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(b, &m); err != nil {
+		return err
+	}
+	*r = RowCountDiffResult{Models: make(map[string]*RowCount, len(m))}
+	for k, v := range m {
+		if k == "run_id" || k == "_warning" {
+			var s string
+			if json.Unmarshal(v, &s) == nil {
+				if k == "run_id" {
+					r.RunID = s
+				} else {
+					r.Warning = s
+				}
+				continue
+			}
+		}
+		var rc RowCount
+		if err := json.Unmarshal(v, &rc); err != nil {
+			return fmt.Errorf("row count of %s: %w", k, err)
+		}
+		r.Models[k] = &rc
+	}
+	return nil
+}
+
+// JSONSchema describes the flat map.
+func (*RowCountDiffResult) JSONSchema() *jsonschema.Schema {
+	rc, err := jsonschema.For[RowCount](nil)
+	if err != nil {
+		panic(err) // a static type: cannot fail
+	}
+	rc.Description = "the model's counts"
+	return &jsonschema.Schema{
+		Type:        "object",
+		Description: "{<model name>: counts}",
+		Properties: map[string]*jsonschema.Schema{
+			"run_id":   {Type: "string", Description: "recorded run, to cite"},
+			"_warning": {Type: "string", Description: "single-env: base equals current"},
+		},
+		PropertyOrder:        []string{"run_id", "_warning"},
+		AdditionalProperties: rc,
+	}
+}
+
+// Mismatch is the CI verdict: true when a model's count differs (including
+// a count on one side only, an added or removed model). A count that could
+// not be taken (table_not_found, permission_denied) or a name in neither
+// manifest makes the verdict unknown: an error, never a pass.
+func (r *RowCountDiffResult) Mismatch() (bool, error) {
+	names := make([]string, 0, len(r.Models))
+	for n := range r.Models {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var unknown []string
+	mismatch := false
+	for _, n := range names {
+		c := r.Models[n]
+		unsupported := func(m RowCountMeta) bool {
+			return m.Status == StatusUnsupportedResourceType || m.Status == StatusUnsupportedMaterialization
+		}
+		switch {
+		case c.BaseMeta.Status == StatusTableNotFound || c.BaseMeta.Status == StatusPermissionDenied:
+			unknown = append(unknown, n+" (base: "+c.BaseMeta.Status+")")
+		case c.CurrentMeta.Status == StatusTableNotFound || c.CurrentMeta.Status == StatusPermissionDenied:
+			unknown = append(unknown, n+" (current: "+c.CurrentMeta.Status+")")
+		case c.BaseMeta.Status == StatusNotInManifest && c.CurrentMeta.Status == StatusNotInManifest:
+			unknown = append(unknown, n+" (in neither manifest)")
+		case unsupported(c.BaseMeta) && unsupported(c.CurrentMeta):
+			// Not countable on either side by design (e.g. ephemeral): nothing to compare.
+		case (c.Base == nil) != (c.Current == nil) || (c.Base != nil && *c.Base != *c.Current):
+			mismatch = true
+		}
+	}
+	if len(unknown) > 0 {
+		return mismatch, fmt.Errorf("row counts could not be compared for %s", strings.Join(unknown, ", "))
+	}
+	return mismatch, nil
 }
 
 // RowCountDiff counts the rows of models (tables, views, incremental models,
@@ -111,10 +221,9 @@ func (e Env) rowCountNames(in RowCountDiffInput) ([]string, error) {
 	if e.Select == nil {
 		return nil, errors.New("row_count_diff needs node_names, node_ids or a select expression")
 	}
-	sel := in.Select
-	ids, err := e.Select(sel, in.Exclude)
+	ids, err := e.Select(in.selection())
 	if err != nil {
-		return nil, fmt.Errorf("resolving select %q exclude %q: %w", sel, in.Exclude, err)
+		return nil, fmt.Errorf("resolving select %q exclude %q: %w", in.Select, in.Exclude, err)
 	}
 	sort.Strings(ids)
 	for _, id := range ids {

@@ -4,6 +4,9 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strings"
+
+	"github.com/ripple-data/ripple/internal/alias"
 
 	"github.com/ripple-data/ripple/internal/dbt"
 	"github.com/ripple-data/ripple/internal/frame"
@@ -24,26 +27,55 @@ const defaultSchemaDiffLimit = 100
 
 // SchemaDiffInput selects the nodes whose columns to compare.
 type SchemaDiffInput struct {
-	Select  string   `json:"select,omitempty" jsonschema:"dbt selector of the nodes to compare (default: every node in both environments)"`
-	Exclude string   `json:"exclude,omitempty" jsonschema:"dbt selector of nodes to leave out"`
-	NodeIDs []string `json:"node_ids,omitempty" jsonschema:"unique ids to compare (combined with select/exclude when both are given)"`
-	Limit   int      `json:"limit,omitempty" jsonschema:"maximum number of changed columns returned (default 100)"`
+	Select   string   `json:"select,omitempty" jsonschema:"dbt selector (default: every node)."`
+	Exclude  string   `json:"exclude,omitempty" jsonschema:"dbt selector to exclude"`
+	Packages []string `json:"packages,omitempty" jsonschema:"packages (default: all)"`
+	ViewMode string   `json:"view_mode,omitempty" enum:"all,changed_models" jsonschema:"changed_models: only 1+state:modified+"`
+	NodeIDs  Keys     `json:"node_id,omitempty" jsonschema:"unique id or ids to compare"`
+	Limit    int      `json:"limit,omitempty" jsonschema:"row cap (default 100)"`
+	// LegacyNodeIDs is node_id's old name, deprecated.
+	LegacyNodeIDs []string `json:"node_ids,omitempty" jsonschema:"Deprecated: use node_id."`
+}
+
+// Normalize folds the deprecated node_ids into node_id.
+func (in *SchemaDiffInput) Normalize() error {
+	return alias.Fold((*[]string)(&in.NodeIDs), &in.LegacyNodeIDs, "node_id", "node_ids")
+}
+
+func (in SchemaDiffInput) selection() Selection {
+	return Selection{Select: in.Select, Exclude: in.Exclude, Packages: in.Packages, ViewMode: in.ViewMode}
 }
 
 // SchemaCoverage says which nodes were actually compared. Empty data means
 // "no schema changes" only when Status is complete.
 type SchemaCoverage struct {
-	Status             string   `json:"status"`
-	UncheckedNodes     []string `json:"unchecked_nodes"`
-	UncheckedNodeCount int      `json:"unchecked_node_count"`
-	More               bool     `json:"more"`
+	Status             string   `json:"status" jsonschema:"complete, partial (unchecked_nodes lack column metadata) or unknown"`
+	UncheckedNodes     []string `json:"unchecked_nodes" jsonschema:"node ids not compared (first 50)"`
+	UncheckedNodeCount int      `json:"unchecked_node_count" jsonschema:"nodes not compared"`
+	More               bool     `json:"more" jsonschema:"unchecked_nodes was cut"`
 }
 
-// SchemaDiffResult lists changed columns as a frame with columns node_id,
-// column, change_status (added|removed|modified), base_type, current_type.
+// SchemaDiffResult is the peer's DataFrame of changed columns (node_id,
+// column, change_status added|removed|modified, then base_type and
+// current_type) at the top level, with the coverage of the comparison.
 type SchemaDiffResult struct {
-	Changes  *frame.Frame   `json:"changes"`
-	Coverage SchemaCoverage `json:"schema_coverage"`
+	*frame.Frame
+	// Changes is the same frame, for Go callers.
+	Changes  *frame.Frame   `json:"-"`
+	Coverage SchemaCoverage `json:"schema_coverage" jsonschema:"what was compared"`
+}
+
+// Mismatch is the CI verdict: true when a column was added, removed or
+// changed type. No change is a pass only when every node was compared.
+func (r *SchemaDiffResult) Mismatch() (bool, error) {
+	if r.Frame != nil && (len(r.Data) > 0 || r.More) {
+		return true, nil
+	}
+	if r.Coverage.Status != CoverageComplete {
+		return false, fmt.Errorf("no schema change found, but coverage is %s: %d nodes could not be compared (%s)",
+			r.Coverage.Status, r.Coverage.UncheckedNodeCount, strings.Join(r.Coverage.UncheckedNodes, ", "))
+	}
+	return false, nil
 }
 
 // canCarryColumns reports whether the catalog can describe the node: metrics,
@@ -72,13 +104,14 @@ func SchemaDiff(_ context.Context, env Env, in SchemaDiffInput) (*SchemaDiffResu
 			ids = append(ids, id)
 		}
 	}
-	if in.Select != "" || in.Exclude != "" || len(in.NodeIDs) > 0 {
+	selected := !in.selection().IsZero()
+	if selected || len(in.NodeIDs) > 0 {
 		keep := map[string]bool{}
-		if in.Select != "" || in.Exclude != "" {
+		if selected {
 			if env.Select == nil {
-				return nil, fmt.Errorf("select/exclude need a selector, which is not configured; pass node_ids instead")
+				return nil, fmt.Errorf("select, exclude, packages and view_mode need a selector, which is not configured; pass node_id instead")
 			}
-			sel, err := env.Select(in.Select, in.Exclude)
+			sel, err := env.Select(in.selection())
 			if err != nil {
 				return nil, fmt.Errorf("resolving select %q exclude %q: %w", in.Select, in.Exclude, err)
 			}
@@ -94,7 +127,7 @@ func SchemaDiff(_ context.Context, env Env, in SchemaDiffInput) (*SchemaDiffResu
 				}
 				want[id] = true
 			}
-			if in.Select == "" && in.Exclude == "" {
+			if !selected {
 				keep = want
 			} else {
 				for id := range keep {
@@ -104,13 +137,13 @@ func SchemaDiff(_ context.Context, env Env, in SchemaDiffInput) (*SchemaDiffResu
 				}
 			}
 		}
-		filtered := ids[:0]
+		kept := ids[:0]
 		for _, id := range ids {
 			if keep[id] {
-				filtered = append(filtered, id)
+				kept = append(kept, id)
 			}
 		}
-		ids = filtered
+		ids = kept
 	}
 	sort.Strings(ids)
 
@@ -172,7 +205,7 @@ func SchemaDiff(_ context.Context, env Env, in SchemaDiffInput) (*SchemaDiffResu
 			cov.More = true
 		}
 	}
-	return &SchemaDiffResult{Changes: f, Coverage: cov}, nil
+	return &SchemaDiffResult{Frame: f, Changes: f, Coverage: cov}, nil
 }
 
 func catalogColumns(e *dbt.Env, id string) []*dbt.CatalogColumn {

@@ -39,43 +39,66 @@ func (k *Keys) UnmarshalJSON(b []byte) error {
 // ValueDiffInput compares a model's rows by primary key.
 type ValueDiffInput struct {
 	Model      string   `json:"model" jsonschema:"model name or unique id"`
-	PrimaryKey Keys     `json:"primary_key" jsonschema:"column (or list of columns) uniquely identifying a row in both environments"`
-	Columns    []string `json:"columns,omitempty" jsonschema:"columns to compare (default: every column present in both environments); matched case-insensitively"`
+	PrimaryKey Keys     `json:"primary_key" jsonschema:"unique key column(s)"`
+	Columns    []string `json:"columns,omitempty" jsonschema:"columns (default: all shared)"`
 }
 
 // ValueDiffSummary counts rows by key: Total = keys in either environment,
 // Added = only in current, Removed = only in base, Changed = in both with
 // any compared column different.
 type ValueDiffSummary struct {
-	Total   int64 `json:"total"`
-	Added   int64 `json:"added"`
-	Removed int64 `json:"removed"`
-	Changed int64 `json:"changed"`
+	Total   int64 `json:"total" jsonschema:"keys in either side"`
+	Added   int64 `json:"added" jsonschema:"keys only in current"`
+	Removed int64 `json:"removed" jsonschema:"keys only in base"`
+	Changed int64 `json:"changed" jsonschema:"keys with a value changed"`
 }
 
 // ValueDiffColumn is one column's comparison over the rows in both
 // environments.
 type ValueDiffColumn struct {
-	Column            string   `json:"column"`
-	Matched           int64    `json:"matched"`
-	MatchedP          *float64 `json:"matched_p"`
-	NullInBaseOnly    int64    `json:"null_in_base_only"`
-	NullInCurrentOnly int64    `json:"null_in_current_only"`
-	BaseMean          *float64 `json:"base_mean"`
-	CurrentMean       *float64 `json:"current_mean"`
+	Column            string
+	Matched           int64
+	MatchedP          *float64
+	NullInBaseOnly    int64
+	NullInCurrentOnly int64
+	BaseMean          *float64
+	CurrentMean       *float64
 }
 
 // ValueDiffResult is the value diff of a model. Data has one row per column:
-// column, matched, matched_p, null_in_base_only, null_in_current_only,
-// base_mean, current_mean (means only for numeric columns).
+// column, matched, matched_p (the peer's three), then null_in_base_only,
+// null_in_current_only, base_mean, current_mean (means only for numeric
+// columns).
 type ValueDiffResult struct {
 	// RunID identifies the recorded run when the checks state keeps runs.
-	RunID      string            `json:"run_id,omitempty"`
-	Summary    ValueDiffSummary  `json:"summary"`
-	Data       *frame.Frame      `json:"data"`
-	PrimaryKey []string          `json:"primary_key"`
+	RunID   string           `json:"run_id,omitempty" jsonschema:"recorded run, to cite"`
+	Summary ValueDiffSummary `json:"summary" jsonschema:"rows by key"`
+	Data    *frame.Frame     `json:"data" jsonschema:"per column: column, matched, matched_p, null_in_base_only, null_in_current_only, base_mean, current_mean"`
+	// PrimaryKey is the key as resolved to physical column names.
+	PrimaryKey []string          `json:"primary_key" jsonschema:"key as named in the warehouse"`
 	Columns    []ValueDiffColumn `json:"-"`
-	Warning    string            `json:"_warning,omitempty"`
+	Warning    string            `json:"_warning,omitempty" jsonschema:"single-env: base equals current"`
+}
+
+// Mismatch is the CI verdict: true when a row was added, removed or
+// changed, or a column's matched_p is below 1.
+func (r *ValueDiffResult) Mismatch() (bool, error) {
+	if s := r.Summary; s.Added > 0 || s.Removed > 0 || s.Changed > 0 {
+		return true, nil
+	}
+	if r.Data == nil {
+		return false, fmt.Errorf("value_diff result has no data to judge")
+	}
+	i := r.Data.Index("matched_p")
+	if i < 0 {
+		return false, fmt.Errorf("value_diff result has no matched_p column to judge")
+	}
+	for _, row := range r.Data.Data {
+		if p, ok := toFloat(row[i]); ok && p < 1 {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // Column returns the comparison of one column (case-insensitive).
@@ -560,7 +583,7 @@ func ValueDiff(ctx context.Context, env Env, in ValueDiffInput) (*ValueDiffResul
 		vc.MatchedP = ratio(vc.Matched)
 		res.Columns = append(res.Columns, vc)
 	}
-	f := frame.New([2]string{"column", frame.Text}, [2]string{"matched", frame.Integer}, [2]string{"matched_p", frame.Number},
+	f := frame.New([2]string{"column", frame.Text}, [2]string{"matched", frame.Number}, [2]string{"matched_p", frame.Number},
 		[2]string{"null_in_base_only", frame.Integer}, [2]string{"null_in_current_only", frame.Integer},
 		[2]string{"base_mean", frame.Number}, [2]string{"current_mean", frame.Number})
 	for _, c := range res.Columns {
@@ -584,9 +607,9 @@ const DefaultDetailLimit = 1000
 // ValueDiffDetailInput selects a model's differing rows.
 type ValueDiffDetailInput struct {
 	Model      string   `json:"model" jsonschema:"model name or unique id"`
-	PrimaryKey Keys     `json:"primary_key" jsonschema:"column (or list of columns) uniquely identifying a row in both environments"`
-	Columns    []string `json:"columns,omitempty" jsonschema:"columns to compare and return (default: every column present in both environments)"`
-	Limit      int      `json:"limit,omitempty" jsonschema:"maximum rows returned (default 1000)"`
+	PrimaryKey Keys     `json:"primary_key" jsonschema:"unique key column(s)"`
+	Columns    []string `json:"columns,omitempty" jsonschema:"columns (default: all shared)"`
+	Limit      int      `json:"limit,omitempty" jsonschema:"row cap (default 1000)"`
 }
 
 // ValueDiffDetailResult is the differing rows, key columns first, with in_a
@@ -594,8 +617,16 @@ type ValueDiffDetailInput struct {
 // appears twice: its base version (in_a) then its current version (in_b).
 type ValueDiffDetailResult struct {
 	*frame.Frame
-	PrimaryKey []string `json:"primary_key"`
-	Warning    string   `json:"_warning,omitempty"`
+	PrimaryKey []string `json:"primary_key" jsonschema:"key as named in the warehouse"`
+	Warning    string   `json:"_warning,omitempty" jsonschema:"single-env: base equals current"`
+}
+
+// Mismatch is the CI verdict: true when any row differs.
+func (r *ValueDiffDetailResult) Mismatch() (bool, error) {
+	if r.Frame == nil {
+		return false, fmt.Errorf("value_diff_detail result has no rows to judge")
+	}
+	return len(r.Data) > 0 || r.More, nil
 }
 
 // ValueDiffDetail returns the rows that differ between environments, ordered

@@ -1,37 +1,41 @@
 // Package frame is the compact tabular JSON shape shared by results that
 // return rows (lineage nodes, query results, diffs): column metadata once,
-// then positional rows. Agents written for the peer tool read this shape.
+// then positional rows. It is the peer's DataFrame, so agents written for
+// the peer read it unchanged: limit, more and total_row_count are always
+// present (null when unknown).
 package frame
 
-// Column types used in frames.
+// Column types used in frames: the peer's DataFrame type vocabulary.
 const (
-	Integer = "integer"
-	Number  = "number"
-	Text    = "text"
-	Boolean = "boolean"
-	Date    = "date"
-	Time    = "datetime"
-	List    = "list"
+	Number    = "number"
+	Float     = "float"
+	Integer   = "integer"
+	Text      = "text"
+	Boolean   = "boolean"
+	Date      = "date"
+	Time      = "datetime"
+	Timedelta = "timedelta"
+	// Unknown is any other value, e.g. a list.
 	Unknown = "unknown"
 )
 
 // Column describes one frame column.
 type Column struct {
-	Key  string `json:"key"`
-	Name string `json:"name"`
-	Type string `json:"type"`
+	Key  string `json:"key" jsonschema:"column key"`
+	Name string `json:"name" jsonschema:"display name"`
+	Type string `json:"type" jsonschema:"integer, number, float, text, boolean, date, ..."`
 }
 
-// Frame is a table of rows.
+// Frame is a table of rows (the peer's DataFrame).
 type Frame struct {
-	Columns []Column `json:"columns"`
-	Data    [][]any  `json:"data"`
+	Columns []Column `json:"columns" jsonschema:"columns, in row order"`
+	Data    [][]any  `json:"data" jsonschema:"rows of values in column order"`
 	// Limit is the row cap applied, when one was.
-	Limit *int `json:"limit,omitempty"`
+	Limit *int `json:"limit" jsonschema:"row cap, or null"`
 	// More is true when rows beyond Limit exist.
-	More bool `json:"more,omitempty"`
+	More bool `json:"more" jsonschema:"rows beyond limit exist"`
 	// TotalRowCount is the full row count when known.
-	TotalRowCount *int64 `json:"total_row_count,omitempty"`
+	TotalRowCount *int64 `json:"total_row_count" jsonschema:"rows before the cap, or null"`
 	// Truncated and Bytes report the result byte cap (warehouse results).
 	Truncated bool  `json:"truncated,omitempty" jsonschema:"true when rows were cut at the result byte cap (--max-result-bytes) or long text values were shortened (--max-cell-bytes); more is then true too"`
 	Bytes     int64 `json:"bytes,omitempty" jsonschema:"approximate size of data in bytes, as JSON"`
@@ -49,3 +53,13 @@ func New(cols ...[2]string) *Frame {
 
 // Append adds one row.
 func (f *Frame) Append(row ...any) { f.Data = append(f.Data, row) }
+
+// Index returns the position of the column with this key, or -1.
+func (f *Frame) Index(key string) int {
+	for i, c := range f.Columns {
+		if c.Key == key {
+			return i
+		}
+	}
+	return -1
+}

@@ -66,27 +66,31 @@ const ViewAllMaxNodes = 300
 
 // DiffInput selects which part of the graph to return.
 type DiffInput struct {
-	Select   string   `json:"select,omitempty" jsonschema:"dbt selector; space = union, comma = intersection, name* = prefix wildcard, +x / x+ = ancestors / descendants, state:modified etc."`
-	Exclude  string   `json:"exclude,omitempty" jsonschema:"dbt selector of nodes to exclude"`
-	Packages []string `json:"packages,omitempty" jsonschema:"packages to include (default: the root project)"`
-	ViewMode string   `json:"view_mode,omitempty" jsonschema:"changed_models (default: modified nodes with their parents and descendants) or all"`
+	Select   string   `json:"select,omitempty" jsonschema:"dbt selector."`
+	Exclude  string   `json:"exclude,omitempty" jsonschema:"dbt selector to exclude"`
+	Packages []string `json:"packages,omitempty" jsonschema:"packages (default: the root project)"`
+	ViewMode string   `json:"view_mode,omitempty" enum:"changed_models,all" jsonschema:"changed_models (default): changed nodes, their parents and descendants; all: capped at 300"`
 }
 
 // DiffResult is the lineage diff: nodes and edges as compact frames.
 type DiffResult struct {
-	// Nodes columns: idx, id, name, resource_type, package_name, materialized,
-	// change_status (added/removed/modified/null), modifications, impacted.
-	Nodes *frame.Frame `json:"nodes"`
+	// Nodes columns: idx, id, name, resource_type, materialized,
+	// change_status (added/removed/modified/null), impacted (the peer's),
+	// then package_name and modifications.
+	Nodes *frame.Frame `json:"nodes" jsonschema:"idx, id, name, resource_type, materialized, change_status, impacted, package_name, modifications"`
 	// Edges columns: from, to (indexes into Nodes; parent → child).
-	Edges         *frame.Frame `json:"edges"`
-	ChangedCount  int          `json:"changed_count"`
-	ImpactedCount int          `json:"impacted_count"`
-	Truncated     bool         `json:"truncated,omitempty"`
-	TotalNodes    int          `json:"total_nodes"`
-	ReturnedNodes int          `json:"returned_nodes"`
-	SingleEnv     bool         `json:"single_env"`
-	Warning       string       `json:"_warning,omitempty"`
+	Edges         *frame.Frame `json:"edges" jsonschema:"from, to: node idx, parent to child"`
+	ChangedCount  int          `json:"changed_count" jsonschema:"changed nodes"`
+	ImpactedCount int          `json:"impacted_count" jsonschema:"impacted nodes"`
+	Truncated     bool         `json:"truncated,omitempty" jsonschema:"cut at 300 nodes, changed and impacted first"`
+	TotalNodes    int          `json:"total_nodes" jsonschema:"nodes before the cap"`
+	ReturnedNodes int          `json:"returned_nodes" jsonschema:"nodes returned"`
+	SingleEnv     bool         `json:"single_env" jsonschema:"no base build"`
+	Warning       string       `json:"_warning,omitempty" jsonschema:"single-env: base equals current"`
 }
+
+// Mismatch is the CI verdict: true when any returned node changed.
+func (r *DiffResult) Mismatch() (bool, error) { return r.ChangedCount > 0, nil }
 
 // Diff renders the comparison restricted to the selected node ids.
 func (c *Comparison) Diff(selected []string, viewMode string) *DiffResult {
@@ -110,9 +114,9 @@ func (c *Comparison) Diff(selected []string, viewMode string) *DiffResult {
 	res.ReturnedNodes = len(ids)
 	res.Nodes = frame.New(
 		[2]string{"idx", frame.Integer}, [2]string{"id", frame.Text}, [2]string{"name", frame.Text},
-		[2]string{"resource_type", frame.Text}, [2]string{"package_name", frame.Text},
-		[2]string{"materialized", frame.Text}, [2]string{"change_status", frame.Text},
-		[2]string{"modifications", frame.List}, [2]string{"impacted", frame.Boolean})
+		[2]string{"resource_type", frame.Text}, [2]string{"materialized", frame.Text},
+		[2]string{"change_status", frame.Text}, [2]string{"impacted", frame.Boolean},
+		[2]string{"package_name", frame.Text}, [2]string{"modifications", frame.Unknown})
 	res.Edges = frame.New([2]string{"from", frame.Integer}, [2]string{"to", frame.Integer})
 	index := make(map[string]int, len(ids))
 	for i, id := range ids {
@@ -136,7 +140,7 @@ func (c *Comparison) Diff(selected []string, viewMode string) *DiffResult {
 		if c.Impacted[id] {
 			res.ImpactedCount++
 		}
-		res.Nodes.Append(i, id, n.Name, n.ResourceType, n.PackageName, mat, status, mods, c.Impacted[id])
+		res.Nodes.Append(i, id, n.Name, n.ResourceType, mat, status, c.Impacted[id], n.PackageName, mods)
 	}
 	for _, id := range ids {
 		for _, p := range c.Graph.Parents(id) {

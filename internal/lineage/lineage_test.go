@@ -29,8 +29,8 @@ func realPair(t testing.TB, name string) *dbt.Project {
 
 func statusOf(d *DiffResult, id string) (status any, impacted bool, found bool) {
 	for _, row := range d.Nodes.Data {
-		if row[1] == id {
-			return row[6], row[8].(bool), true
+		if row[d.Nodes.Index("id")] == id {
+			return row[d.Nodes.Index("change_status")], row[d.Nodes.Index("impacted")].(bool), true
 		}
 	}
 	return nil, false, false
@@ -89,7 +89,7 @@ func TestModificationKindsReported(t *testing.T) {
 	if len(d.Nodes.Data) != 1 {
 		t.Fatalf("rows = %d", len(d.Nodes.Data))
 	}
-	mods := d.Nodes.Data[0][7].([]string)
+	mods := d.Nodes.Data[0][d.Nodes.Index("modifications")].([]string)
 	if len(mods) == 0 || mods[0] != "body" {
 		t.Fatalf("modifications = %v, want body", mods)
 	}

@@ -22,22 +22,33 @@ import (
 	"github.com/ripple-data/ripple/internal/warehouse"
 )
 
-const fixtureRel = "../../../shared/fixtures/real/mrkidbk_test_dbt_jaffle_shop"
+const fixtureRel = "shared/fixtures/real/mrkidbk_test_dbt_jaffle_shop"
 
-// fixtureDir is the real jaffle_shop fixture (current/ and base/ builds).
+// fixtureDir is the real jaffle_shop fixture (current/ and base/ builds),
+// found in the first ancestor directory holding shared/ (the repository's
+// parent in a checkout, further up in a git worktree).
 func fixtureDir(t testing.TB) string {
 	t.Helper()
-	dir, err := filepath.Abs(fixtureRel)
+	dir, err := filepath.Abs(".")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(filepath.Join(dir, "current", dbt.ManifestFile)); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("fixture %s is missing: %v", dir, err)
+	for {
+		cand := filepath.Join(dir, fixtureRel)
+		if _, err := os.Stat(filepath.Join(cand, "current", dbt.ManifestFile)); err == nil {
+			return cand
 		}
-		t.Skipf("fixture %s is missing: %v", dir, err)
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			break
+		}
+		dir = parent
 	}
-	return dir
+	if os.Getenv("CI") == "true" {
+		t.Fatalf("fixture %s is missing in every ancestor directory", fixtureRel)
+	}
+	t.Skipf("fixture %s is missing in every ancestor directory", fixtureRel)
+	return ""
 }
 
 func fixturePaths(t testing.TB) dbt.Paths {
@@ -69,11 +80,20 @@ type harness struct {
 
 func newHarness(t testing.TB, reg *ops.Registry, paths dbt.Paths, mode Mode) *harness {
 	t.Helper()
+	return newHarnessWith(t, Options{Registry: reg, Mode: mode, Toolsets: []string{ops.ToolsetAll}}, ops.Config{Paths: paths})
+}
+
+// newHarnessWith builds a server from o (Session, Version and Logger are
+// set here) on a session configured by cfg.
+func newHarnessWith(t testing.TB, o Options, cfg ops.Config) *harness {
+	t.Helper()
 	logs := &syncBuffer{}
 	logger := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	sess := ops.NewSession(ops.Config{Paths: paths, Logger: logger})
+	cfg.Logger = logger
+	sess := ops.NewSession(cfg)
 	t.Cleanup(func() { _ = sess.Close() })
-	srv, err := New(context.Background(), Options{Registry: reg, Session: sess, Mode: mode, Version: "test", Logger: logger})
+	o.Session, o.Version, o.Logger = sess, "test", logger
+	srv, err := New(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"time"
 
+	"github.com/ripple-data/ripple/internal/dbt"
 	"github.com/ripple-data/ripple/internal/ops"
 	"github.com/ripple-data/ripple/internal/warehouse"
 )
@@ -16,53 +16,64 @@ type ServerInfoInput struct{}
 
 // ServerInfo describes the running server.
 type ServerInfo struct {
-	Mode        string `json:"mode" jsonschema:"server, preview or read-only"`
-	Backend     string `json:"backend" jsonschema:"always local: Ripple reads local dbt artifacts"`
-	AdapterType string `json:"adapter_type" jsonschema:"dbt"`
-	SingleEnv   bool   `json:"single_env" jsonschema:"true when no base build exists: diffs compare current against itself"`
-	BaseStatus  string `json:"base_status" jsonschema:"single_env, fresh, stale_time (base manifest older than 48 hours), or unknown when artifacts cannot be loaded"`
-	ProjectDir  string `json:"project_dir"`
-	// TargetPath and TargetBasePath are as configured; the *_dir fields are resolved.
-	TargetPath        string          `json:"target_path"`
-	TargetBasePath    string          `json:"target_base_path"`
-	CurrentDir        string          `json:"current_dir"`
-	BaseDir           string          `json:"base_dir"`
-	ArtifactsLoaded   bool            `json:"artifacts_loaded"`
-	ArtifactLoadError string          `json:"artifact_load_error,omitempty" jsonschema:"why the artifacts could not be loaded and how to fix it"`
-	SupportTasks      map[string]bool `json:"support_tasks" jsonschema:"every registry operation and whether this mode serves it"`
-	Tools             []string        `json:"tools" jsonschema:"the tools available in this mode"`
-	Version           string          `json:"version"`
-	Warnings          []string        `json:"warnings,omitempty" jsonschema:"what the warehouse connection allows beyond reading (a superuser login, a role that can write or create) and how to fix it; empty when the login has only the read grants Ripple needs or no warehouse is open (server mode opens it)"`
+	Mode              string          `json:"mode" jsonschema:"local"`
+	AdapterType       string          `json:"adapter_type" jsonschema:"dbt"`
+	ReviewMode        bool            `json:"review_mode" jsonschema:"false"`
+	SupportTasks      map[string]bool `json:"support_tasks" jsonschema:"task: runnable now"`
+	SingleEnv         bool            `json:"single_env" jsonschema:"no base build: diffs show no change"`
+	BaseStatus        string          `json:"base_status" jsonschema:"fresh, stale_time, stale_sha, missing, single_env or unknown"`
+	BaseStatusReason  string          `json:"base_status_reason,omitempty" jsonschema:"why, and how to rebuild"`
+	ServerMode        string          `json:"server_mode" jsonschema:"server, preview or read-only"`
+	Toolsets          []string        `json:"toolsets" jsonschema:"toolsets served"`
+	ProjectDir        string          `json:"project_dir" jsonschema:"project directory"`
+	TargetPath        string          `json:"target_path" jsonschema:"current artifacts dir"`
+	TargetBasePath    string          `json:"target_base_path" jsonschema:"base artifacts dir"`
+	CurrentDir        string          `json:"current_dir" jsonschema:"resolved"`
+	BaseDir           string          `json:"base_dir" jsonschema:"resolved"`
+	ArtifactsLoaded   bool            `json:"artifacts_loaded" jsonschema:"artifacts loaded"`
+	ArtifactLoadError string          `json:"artifact_load_error,omitempty" jsonschema:"why not, and the fix"`
+	Tools             []string        `json:"tools" jsonschema:"tools served"`
+	Version           string          `json:"version" jsonschema:"Ripple version"`
+	Warnings          []string        `json:"warnings,omitempty" jsonschema:"what the warehouse login allows beyond reading (superuser, write or create grants) and the fix"`
 }
 
 // SetBackendInput re-points the server.
 type SetBackendInput struct {
-	Mode           string `json:"mode,omitempty" jsonschema:"local (default); cloud is not supported"`
+	Mode           string `json:"mode" enum:"local,cloud" jsonschema:"local (cloud is not supported)"`
+	SessionID      string `json:"session_id,omitempty" jsonschema:"cloud only"`
+	APIToken       string `json:"api_token,omitempty" jsonschema:"cloud only"`
 	ProjectDir     string `json:"project_dir,omitempty" jsonschema:"dbt project directory (default: unchanged)"`
-	TargetPath     string `json:"target_path,omitempty" jsonschema:"current build artifacts relative to project_dir (default target)"`
-	TargetBasePath string `json:"target_base_path,omitempty" jsonschema:"base build artifacts relative to project_dir (default target-base)"`
+	TargetPath     string `json:"target_path,omitempty" jsonschema:"current artifacts dir (default target)"`
+	TargetBasePath string `json:"target_base_path,omitempty" jsonschema:"base artifacts dir (default target-base)"`
 }
 
 // SetBackendResult is the new configuration.
 type SetBackendResult struct {
-	Mode           string `json:"mode"`
-	AdapterType    string `json:"adapter_type"`
-	SingleEnv      bool   `json:"single_env"`
-	ProjectDir     string `json:"project_dir"`
-	TargetPath     string `json:"target_path"`
-	TargetBasePath string `json:"target_base_path"`
+	Mode           string `json:"mode" jsonschema:"local"`
+	AdapterType    string `json:"adapter_type" jsonschema:"dbt"`
+	SingleEnv      bool   `json:"single_env" jsonschema:"no base build"`
+	ProjectDir     string `json:"project_dir" jsonschema:"project directory"`
+	TargetPath     string `json:"target_path" jsonschema:"current artifacts dir"`
+	TargetBasePath string `json:"target_base_path" jsonschema:"base artifacts dir"`
 }
 
-const staleAfter = 48 * time.Hour
+// supportTasks are the peer's task keys and the operation each needs.
+func supportTasks() map[string]string {
+	return map[string]string{
+		"query": "query", "query_base": "query", "query_diff": "query_diff", "value_diff": "value_diff",
+		"value_diff_detail": "value_diff_detail", "profile_diff": "profile_diff", "row_count_diff": "row_count_diff",
+		"top_k_diff": "top_k_diff", "histogram_diff": "histogram_diff", "change_analysis": "get_cll",
+		// Single-environment tasks Ripple does not have.
+		"profile": "", "row_count": "", "profile_distribution": "",
+	}
+}
 
 func (s *Server) mcpOnlyOps() *ops.Registry {
 	r := ops.NewRegistry()
 	ops.Add(r, ops.Spec{
 		Name:  "get_server_info",
 		Title: "Server info",
-		Description: "Describe the Ripple MCP server: mode (server/preview/read-only), adapter_type, single_env " +
-			"(true = no base build, diffs show no change), base_status, the project and artifact paths, " +
-			"artifact_load_error when the artifacts cannot be loaded (with how to fix it), the available tools and the version. " +
+		Description: "Server context: mode, adapter, support_tasks, single_env, base_status (are base artifacts usable), paths, load errors, tools. " +
 			"Call it first when other tools fail.",
 	}, func(ctx context.Context, _ *ops.Session, _ *ServerInfoInput) (*ServerInfo, error) {
 		return s.info(ctx), nil
@@ -70,9 +81,8 @@ func (s *Server) mcpOnlyOps() *ops.Registry {
 	ops.Add(r, ops.Spec{
 		Name:  "set_backend",
 		Title: "Set backend",
-		Description: "Re-point the server at another dbt project or other artifact directories (mode 'local'). " +
-			"Fields left out keep their current value. The artifacts are loaded at once; on failure the previous " +
-			"configuration stays and the error says what is missing. mode 'cloud' is not supported.",
+		Description: "Point the server (mode local) at another project or artifact dirs; omitted fields keep their value, a failed switch " +
+			"changes nothing. No cloud.",
 	}, func(ctx context.Context, _ *ops.Session, in *SetBackendInput) (*SetBackendResult, error) {
 		return s.setBackend(ctx, in)
 	}, nil)
@@ -82,13 +92,15 @@ func (s *Server) mcpOnlyOps() *ops.Registry {
 func (s *Server) info(ctx context.Context) *ServerInfo {
 	paths := s.sess.Config().Paths
 	info := &ServerInfo{
-		Mode: string(s.mode), Backend: "local", AdapterType: "dbt",
+		Mode: "local", AdapterType: "dbt", ServerMode: string(s.mode), Toolsets: s.toolsets,
 		ProjectDir: paths.ProjectDir, TargetPath: paths.TargetPath, TargetBasePath: paths.TargetBasePath,
 		CurrentDir: absOr(paths.CurrentDir()), BaseDir: absOr(paths.BaseDir()),
 		SupportTasks: map[string]bool{}, Tools: s.toolNames(), Version: s.version, BaseStatus: "unknown",
 	}
-	for _, op := range s.reg.Ops() {
-		info.SupportTasks[op.Name] = s.exposed(op)
+	hasWarehouse := s.sess.Config().OpenWarehouse != nil
+	for task, opName := range supportTasks() {
+		op, ok := s.lookup(opName)
+		info.SupportTasks[task] = ok && (!op.Warehouse || hasWarehouse)
 	}
 	if s.mode == ModeServer {
 		if c, err := s.sess.Warehouse(ctx); err == nil {
@@ -99,17 +111,23 @@ func (s *Server) info(ctx context.Context) *ServerInfo {
 	if err != nil {
 		info.ArtifactLoadError = unconfiguredMessage(err)
 		info.SingleEnv = s.detectSingleEnv(ctx)
+	} else {
+		info.ArtifactsLoaded = true
+		info.SingleEnv = p.SingleEnv
+	}
+	if info.SingleEnv {
+		info.BaseStatus = "single_env"
 		return info
 	}
-	info.ArtifactsLoaded = true
-	info.SingleEnv = p.SingleEnv
-	switch {
-	case p.SingleEnv:
-		info.BaseStatus = "single_env"
-	case p.Base != nil && !p.Base.ModTime.IsZero() && time.Since(p.Base.ModTime) > staleAfter:
-		info.BaseStatus = "stale_time"
-	default:
-		info.BaseStatus = "fresh"
+	var f dbt.Freshness
+	var ferr error
+	if p != nil && p.Base != nil {
+		f, ferr = dbt.BaseFreshness(ctx, p.Base, paths, dbt.FreshnessOptions{})
+	} else {
+		f, ferr = dbt.CheckBaseFreshness(ctx, paths, dbt.FreshnessOptions{})
+	}
+	if ferr == nil {
+		info.BaseStatus, info.BaseStatusReason = f.Status, f.Reason
 	}
 	return info
 }
@@ -122,13 +140,9 @@ func absOr(p string) string {
 }
 
 func (s *Server) setBackend(ctx context.Context, in *SetBackendInput) (*SetBackendResult, error) {
-	switch in.Mode {
-	case "", "local":
-	case "cloud":
+	if in.Mode == "cloud" {
 		return nil, fmt.Errorf("set_backend mode 'cloud' is not supported: Ripple works on local dbt artifacts only; " +
 			"call set_backend with mode 'local' and project_dir / target_path / target_base_path")
-	default:
-		return nil, fmt.Errorf("set_backend mode must be 'local', not %q", in.Mode)
 	}
 	old := s.sess.Config().Paths
 	next := old

@@ -82,7 +82,8 @@ func (s *Server) readOp(ctx context.Context, uri, name string, args map[string]a
 	if !ok {
 		return nil, missingOp(uri, name)
 	}
-	if !s.exposed(op) {
+	// Resources do not depend on the toolsets served, only on the mode.
+	if !s.modeAllows(op) {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: fmt.Sprintf(
 			"resource %s needs the %s operation, which is not available in %s mode", uri, name, s.mode)}
 	}
@@ -178,6 +179,7 @@ var prompts = []prompt{
 		text: func(a map[string]string) string {
 			q := argOr(a, "question", "<question>")
 			return "Answer this data question using the dbt project: " + q + "\n" +
+				"(project_summary and get_node are in the static and lineage toolsets: `ripple mcp --toolsets recce,static,lineage`.)\n" +
 				"1. Find: use select_nodes (e.g. by name wildcard or tag) and project_summary to find candidate models; prefer marts over staging.\n" +
 				"2. Describe: read each candidate's columns and description (get_node / get_model) and state its grain (one row per what).\n" +
 				"3. Plan: say which model(s) and columns answer the question, the joins and filters, and every assumption you make.\n" +

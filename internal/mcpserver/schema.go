@@ -2,6 +2,9 @@ package mcpserver
 
 import (
 	"encoding/json"
+	"reflect"
+	"slices"
+	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
@@ -68,6 +71,174 @@ func objectifyTrue(m map[string]any) {
 	for _, k := range [...]string{"additionalProperties", "unevaluatedProperties"} {
 		if v, ok := m[k].(map[string]any); ok {
 			objectifyTrue(v)
+		}
+	}
+}
+
+// wireInputSchema is an input schema as tools/list sends it: without
+// additionalProperties false, which the server enforces anyway (an unknown
+// parameter is an input validation error naming the closest ones).
+func wireInputSchema(s *jsonschema.Schema) any {
+	w := wireSchema(s)
+	if m, ok := w.(map[string]any); ok {
+		delete(m, "additionalProperties")
+	}
+	return w
+}
+
+// wireOutputSchema is an output schema as tools/list sends it, compact: a
+// struct type used more than once (a DataFrame, a side of a diff) is
+// written once under $defs and referenced, and objects neither list
+// required fields nor forbid additional ones (results grow additively; the
+// tests validate every result against the strict schema too).
+func wireOutputSchema(s *jsonschema.Schema, t reflect.Type) any {
+	if s == nil {
+		return nil
+	}
+	s = s.CloneSchemas()
+	shareDefs(s, t)
+	m, ok := wireSchema(s).(map[string]any)
+	if !ok {
+		return s
+	}
+	dropClosed(m)
+	m["type"] = "object" // clients require it at the top
+	return m
+}
+
+// defNames renames shared types whose Go name is not the contract's name.
+func defNames() map[string]string { return map[string]string{"Frame": "DataFrame"} }
+
+// shareDefs moves every named struct type that occurs at least twice under
+// t into s.Defs, replacing each occurrence by a $ref (nullable ones by
+// anyOf [$ref, null]); each occurrence keeps its field's description.
+func shareDefs(s *jsonschema.Schema, t reflect.Type) {
+	// Count the occurrences, each type's fields once: a type used only inside
+	// another shared type is written once, inside that definition.
+	count := map[reflect.Type]int{}
+	walkTyped(s, t, func(sub *jsonschema.Schema, t reflect.Type) *jsonschema.Schema {
+		count[t]++
+		if count[t] > 1 {
+			return sub // already descended into
+		}
+		return nil
+	})
+	defs := map[string]*jsonschema.Schema{}
+	var repl func(*jsonschema.Schema, reflect.Type) *jsonschema.Schema
+	repl = func(sub *jsonschema.Schema, t reflect.Type) *jsonschema.Schema {
+		if count[t] < 2 {
+			return nil
+		}
+		name := t.Name()
+		if n, ok := defNames()[name]; ok {
+			name = n
+		}
+		if _, done := defs[name]; !done {
+			def := sub.CloneSchemas()
+			def.Description = ""
+			if len(def.Types) == 2 && def.Types[0] == "null" {
+				def.Type, def.Types = def.Types[1], nil
+			}
+			defs[name] = def
+			// Shared types inside the definition are shared too.
+			walkTyped(def, t, repl)
+		}
+		ref := &jsonschema.Schema{Ref: "#/$defs/" + name}
+		if slices.Contains(sub.Types, "null") {
+			return &jsonschema.Schema{Description: sub.Description, AnyOf: []*jsonschema.Schema{ref, {Type: "null"}}}
+		}
+		ref.Description = sub.Description
+		return ref
+	}
+	walkTyped(s, t, repl)
+	if len(defs) > 0 {
+		s.Defs = defs
+	}
+}
+
+// walkTyped visits the sub-schemas of s that are named struct types below
+// t (t itself excluded), following struct fields, pointers, slices and
+// maps in step with the schema. visit may return a replacement, which is
+// then not descended into; returning nil descends.
+func walkTyped(s *jsonschema.Schema, t reflect.Type, visit func(*jsonschema.Schema, reflect.Type) *jsonschema.Schema) {
+	var walk func(s *jsonschema.Schema, t reflect.Type, top bool) *jsonschema.Schema
+	walk = func(s *jsonschema.Schema, t reflect.Type, top bool) *jsonschema.Schema {
+		for t.Kind() == reflect.Pointer {
+			t = t.Elem()
+		}
+		if s == nil {
+			return nil
+		}
+		switch t.Kind() {
+		case reflect.Struct:
+			if !top && t.Name() != "" {
+				if r := visit(s, t); r != nil {
+					return r
+				}
+			}
+			for _, f := range reflect.VisibleFields(t) {
+				if f.Anonymous || !f.IsExported() {
+					continue
+				}
+				name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+				if name == "-" {
+					continue
+				}
+				if name == "" {
+					name = f.Name
+				}
+				if p, ok := s.Properties[name]; ok {
+					if r := walk(p, f.Type, false); r != nil {
+						s.Properties[name] = r
+					}
+				}
+			}
+		case reflect.Slice, reflect.Array:
+			if r := walk(s.Items, t.Elem(), false); r != nil {
+				s.Items = r
+			}
+		case reflect.Map:
+			if r := walk(s.AdditionalProperties, t.Elem(), false); r != nil {
+				s.AdditionalProperties = r
+			}
+			// Map values are never null.
+			if v := s.AdditionalProperties; v != nil && len(v.AnyOf) == 2 && v.AnyOf[1].Type == "null" {
+				v.AnyOf[0].Description = v.Description
+				s.AdditionalProperties = v.AnyOf[0]
+			} else if v != nil && len(v.Types) == 2 && v.Types[0] == "null" {
+				v.Type, v.Types = v.Types[1], nil
+			}
+		}
+		return nil
+	}
+	walk(s, t, true)
+}
+
+// dropClosed removes additionalProperties: false, required and the type of
+// objects that have properties from every object of m: the output contract
+// says what each field means, the tests hold the operations to the strict
+// schema.
+func dropClosed(m map[string]any) {
+	if v, ok := m["additionalProperties"].(bool); ok && !v {
+		delete(m, "additionalProperties")
+	}
+	if _, ok := m["required"].([]any); ok {
+		delete(m, "required")
+	}
+	// properties already say it is an object.
+	if _, ok := m["properties"].(map[string]any); ok && m["type"] == "object" {
+		delete(m, "type")
+	}
+	for _, v := range m {
+		switch v := v.(type) {
+		case map[string]any:
+			dropClosed(v)
+		case []any:
+			for _, e := range v {
+				if em, ok := e.(map[string]any); ok {
+					dropClosed(em)
+				}
+			}
 		}
 	}
 }

@@ -70,7 +70,10 @@ type Options struct {
 	// Session is the operation session shared by every MCP session. Required.
 	Session *ops.Session
 	Mode    Mode
-	Version string
+	// Toolsets name the toolsets to serve (see ops.Toolsets; "all" for
+	// every tool); empty means ops.DefaultToolsets().
+	Toolsets []string
+	Version  string
 	// Logger receives server logs (stderr or a file, never stdout).
 	Logger *slog.Logger
 }
@@ -84,6 +87,9 @@ type Server struct {
 	version string
 	log     *slog.Logger
 	mcp     *mcp.Server
+	// toolsets are the toolsets served and inToolset their tools.
+	toolsets  []string
+	inToolset map[string]bool
 
 	mu        sync.Mutex
 	tools     map[string]*ops.Op // name → op, exposed tools only
@@ -115,7 +121,14 @@ func New(ctx context.Context, o Options) (*Server, error) {
 	if o.Version == "" {
 		o.Version = "dev"
 	}
-	s := &Server{reg: o.Registry, sess: o.Session, mode: mode, version: o.Version, log: o.Logger}
+	if len(o.Toolsets) == 0 {
+		o.Toolsets = ops.DefaultToolsets()
+	}
+	inToolset, err := ops.ResolveToolsets(o.Toolsets)
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{reg: o.Registry, sess: o.Session, mode: mode, version: o.Version, log: o.Logger, toolsets: o.Toolsets, inToolset: inToolset}
 	s.extra = s.mcpOnlyOps()
 	for _, op := range s.extra.Ops() {
 		if _, clash := s.reg.Get(op.Name); clash {
@@ -161,18 +174,29 @@ func (s *Server) MCP() *mcp.Server { return s.mcp }
 // Mode is the server's mode.
 func (s *Server) Mode() Mode { return s.mode }
 
-// detectSingleEnv reports whether the base manifest is absent.
+// detectSingleEnv reports whether the current build exists without a base
+// build (the peer's single-environment mode).
 func (s *Server) detectSingleEnv(ctx context.Context) bool {
 	if p, err := s.sess.Project(ctx); err == nil {
 		return p.SingleEnv
 	}
 	paths := s.sess.Config().Paths
-	_, err := os.Stat(filepath.Join(paths.BaseDir(), dbt.ManifestFile))
-	return errors.Is(err, os.ErrNotExist)
+	_, cerr := os.Stat(filepath.Join(paths.CurrentDir(), dbt.ManifestFile))
+	_, berr := os.Stat(filepath.Join(paths.BaseDir(), dbt.ManifestFile))
+	return cerr == nil && errors.Is(berr, os.ErrNotExist)
 }
 
-// exposed reports whether op is served in the server's mode.
+// exposed reports whether op is served: in a served toolset (an operation
+// in no toolset, e.g. of a custom registry, is always served) and allowed by
+// the mode.
 func (s *Server) exposed(op *ops.Op) bool {
+	if !s.inToolset[op.Name] && ops.InAnyToolset(op.Name) {
+		return false
+	}
+	return s.modeAllows(op)
+}
+
+func (s *Server) modeAllows(op *ops.Op) bool {
 	switch s.mode {
 	case ModePreview:
 		return !op.Warehouse
@@ -212,31 +236,24 @@ func (s *Server) registerTools(single bool) {
 
 func (s *Server) toolFor(op *ops.Op, single bool) *mcp.Tool {
 	desc := op.Description
-	if props := op.InputSchema.Properties; props != nil {
-		if _, ok := props["select"]; ok && !strings.Contains(desc, ops.SelectGrammar) {
-			desc = strings.TrimSpace(desc) + " Select: " + ops.SelectGrammar
-		}
-	}
 	if single && op.DiffTool {
 		desc = strings.TrimSpace(desc) + " " + SingleEnvNote
 	}
-	readOnly := !op.WritesState
-	if op.Name == "set_backend" {
-		readOnly = false
-	}
+	readOnly := !op.WritesState && op.Name != "set_backend"
 	f := false
+	ann := &mcp.ToolAnnotations{ReadOnlyHint: readOnly, OpenWorldHint: &f}
+	if !readOnly {
+		// A non-read-only tool says whether repeating a call is harmless;
+		// creating a check is idempotent on type and params.
+		ann.IdempotentHint = op.Name == "create_check" || op.Name == "set_backend"
+	}
+	// No title: it would repeat the name for every tool of tools/list.
 	return &mcp.Tool{
 		Name:         op.Name,
-		Title:        op.Title,
 		Description:  desc,
-		InputSchema:  wireSchema(op.InputSchema),
-		OutputSchema: wireSchema(op.OutputSchema),
-		Annotations: &mcp.ToolAnnotations{
-			Title:          op.Title,
-			ReadOnlyHint:   readOnly,
-			IdempotentHint: readOnly,
-			OpenWorldHint:  &f,
-		},
+		InputSchema:  wireInputSchema(op.InputSchema),
+		OutputSchema: wireOutputSchema(op.OutputSchema, op.OutputType()),
+		Annotations:  ann,
 	}
 }
 
@@ -411,8 +428,12 @@ func (s *Server) unavailable(name string) (mcp.Result, error) {
 		quoted[i] = "'" + n + "'"
 	}
 	if op, ok := s.reg.Get(name); ok && op.Name == name {
-		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf(
-			"Tool '%s' is not available in %s mode. Only %s are available in this mode.", name, s.mode, strings.Join(quoted, ", "))}}}, nil
+		msg := fmt.Sprintf("Tool '%s' is not available in %s mode. Only %s are available in this mode.", name, s.mode, strings.Join(quoted, ", "))
+		if s.modeAllows(op) {
+			msg = fmt.Sprintf("Tool '%s' is not in the toolsets served (%s): start `ripple mcp` with --toolsets %s (or all).",
+				name, strings.Join(s.toolsets, ","), strings.Join(ops.ToolsetsOf(name), " or "))
+		}
+		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: msg}}}, nil
 	}
 	return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf(
 		"Unknown tool: %s. Available tools: %s.", name, strings.Join(avail, ", "))}

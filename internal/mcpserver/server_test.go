@@ -66,6 +66,12 @@ func TestEveryRegistryOpIsATool(t *testing.T) {
 		if tool.Description == "" || tool.OutputSchema == nil || tool.InputSchema == nil {
 			t.Errorf("%s: description/inputSchema/outputSchema missing", name)
 		}
+		// Clients (the TypeScript SDK) require object schemas at the top.
+		for what, sch := range map[string]any{"input": tool.InputSchema, "output": tool.OutputSchema} {
+			if m, ok := sch.(map[string]any); !ok || m["type"] != "object" {
+				t.Errorf("%s: %s schema is not a top-level object schema: %v", name, what, sch)
+			}
+		}
 		a := tool.Annotations
 		if a == nil || a.OpenWorldHint == nil || *a.OpenWorldHint {
 			t.Errorf("%s: openWorldHint must be false: %+v", name, a)
@@ -74,8 +80,9 @@ func TestEveryRegistryOpIsATool(t *testing.T) {
 			if a.ReadOnlyHint != !op.WritesState {
 				t.Errorf("%s: readOnlyHint %v, WritesState %v", name, a.ReadOnlyHint, op.WritesState)
 			}
-			if _, hasSelect := op.InputSchema.Properties["select"]; hasSelect && !strings.Contains(tool.Description, ops.SelectGrammar) {
-				t.Errorf("%s takes select but does not document the grammar", name)
+			// The peer documents the selector grammar on every select parameter.
+			if sel, hasSelect := op.InputSchema.Properties["select"]; hasSelect && !strings.Contains(sel.Description, "intersection (AND)") {
+				t.Errorf("%s: select does not document the grammar", name)
 			}
 		}
 		if strings.Contains(tool.Description, "base environment is not configured") {
@@ -100,14 +107,18 @@ type lineageRow struct {
 func lineageRows(t *testing.T, out map[string]any) map[string]lineageRow {
 	t.Helper()
 	nodes := out["nodes"].(map[string]any)
+	col := map[string]int{}
+	for i, c := range nodes["columns"].([]any) {
+		col[c.(map[string]any)["key"].(string)] = i
+	}
 	rows := map[string]lineageRow{}
 	for _, r := range nodes["data"].([]any) {
 		row := r.([]any)
-		lr := lineageRow{ID: row[1].(string), Impacted: row[8].(bool)}
-		if row[6] != nil {
-			lr.Status = row[6].(string)
+		lr := lineageRow{ID: row[col["id"]].(string), Impacted: row[col["impacted"]].(bool)}
+		if st, ok := row[col["change_status"]].(string); ok {
+			lr.Status = st
 		}
-		for _, m := range row[7].([]any) {
+		for _, m := range row[col["modifications"]].([]any) {
 			lr.Mods = append(lr.Mods, m.(string))
 		}
 		rows[lr.ID] = lr
@@ -358,8 +369,8 @@ func TestModes(t *testing.T) {
 			}
 			var info ServerInfo
 			structured(t, call(t, cs, "get_server_info", nil), &info)
-			if info.Mode != string(tc.mode) || !slices.Equal(info.Tools, names) {
-				t.Errorf("info: mode %s tools %v, want %s %v", info.Mode, info.Tools, tc.mode, names)
+			if info.Mode != "local" || info.ServerMode != string(tc.mode) || !slices.Equal(info.Tools, names) {
+				t.Errorf("info: mode %s, server_mode %s, tools %v; want local, %s, %v", info.Mode, info.ServerMode, info.Tools, tc.mode, names)
 			}
 		})
 	}
@@ -420,7 +431,8 @@ func TestStartsWithoutArtifactsAndSetBackendFixesIt(t *testing.T) {
 	cs := h.connect(t, "2025-11-25", nil)
 	var info ServerInfo
 	structured(t, call(t, cs, "get_server_info", nil), &info)
-	if info.ArtifactsLoaded || !strings.Contains(info.ArtifactLoadError, "set_backend") || info.BaseStatus != "unknown" {
+	if info.ArtifactsLoaded || !strings.Contains(info.ArtifactLoadError, "set_backend") || info.SingleEnv || info.BaseStatus != "missing" ||
+		!strings.Contains(info.BaseStatusReason, "dbt docs generate --target-path target-base") {
 		t.Errorf("info = %+v", info)
 	}
 	res := call(t, cs, "lineage_diff", nil)
@@ -431,7 +443,7 @@ func TestStartsWithoutArtifactsAndSetBackendFixesIt(t *testing.T) {
 	if !res.IsError || !strings.Contains(text(res), "'cloud' is not supported") {
 		t.Errorf("cloud: %q", text(res))
 	}
-	res = call(t, cs, "set_backend", map[string]any{"project_dir": filepath.Join(empty, "nope")})
+	res = call(t, cs, "set_backend", map[string]any{"mode": "local", "project_dir": filepath.Join(empty, "nope")})
 	if !res.IsError {
 		t.Error("set_backend to a missing dir succeeded")
 	}
@@ -447,7 +459,7 @@ func TestStartsWithoutArtifactsAndSetBackendFixesIt(t *testing.T) {
 		t.Errorf("after set_backend changed_count = %v", out["changed_count"])
 	}
 	// A failed switch keeps the working configuration.
-	res = call(t, cs, "set_backend", map[string]any{"project_dir": empty})
+	res = call(t, cs, "set_backend", map[string]any{"mode": "local", "project_dir": empty})
 	if !res.IsError || !strings.Contains(text(res), "the configuration was not changed") {
 		t.Errorf("failed switch: %q", text(res))
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/ripple-data/ripple/internal/checks"
 	"github.com/ripple-data/ripple/internal/dbt"
 	"github.com/ripple-data/ripple/internal/dbtfixture"
+	"github.com/ripple-data/ripple/internal/diff"
 	"github.com/ripple-data/ripple/internal/impact"
 	"github.com/ripple-data/ripple/internal/warehouse"
 	"github.com/ripple-data/ripple/internal/warehouse/duckdb"
@@ -83,6 +84,12 @@ func listChecks(t *testing.T, s *Session) *checks.ListResult {
 	return callOp[checks.ListResult](t, s, "list_checks", map[string]any{})
 }
 
+// checkOf is one listed check.
+func checkOf(t *testing.T, s *Session, id string) checks.CheckInfo {
+	t.Helper()
+	return checkInfo(t, listChecks(t, s), id)
+}
+
 func checkInfo(t *testing.T, l *checks.ListResult, id string) checks.CheckInfo {
 	t.Helper()
 	for _, c := range l.Checks {
@@ -107,144 +114,171 @@ func boolp(b *bool) string {
 func TestCreateCheckIsIdempotent(t *testing.T) {
 	onEveryWarehouse(t, triageScenario, func(t *testing.T, e *env) {
 		path := useStateFile(t, e.session)
-		first := callOp[checks.CreateResult](t, e.session, "create_check", map[string]any{
-			"type": "value_diff", "params": map[string]any{"model": "orders", "primary_key": "id"}, "name": "Orders values"})
-		if !first.Created || first.CheckID == "" || first.Check.Name != "Orders values" || first.RunExecuted || first.Run != nil {
+		first := callOp[CreateCheckResult](t, e.session, "create_check", map[string]any{
+			"type": "value_diff", "params": map[string]any{"model": "orders", "primary_key": "id"}, "name": "Orders values", "run": false})
+		if !first.Created || first.CheckID == "" || checkOf(t, e.session, first.CheckID).Name != "Orders values" || first.RunExecuted || first.RunID != "" {
 			t.Fatalf("first create = %+v", first)
 		}
 		// Same type and params (keys in another order): same check, renamed.
-		second := callOp[checks.CreateResult](t, e.session, "create_check", map[string]any{
-			"type": "value_diff", "params": map[string]any{"primary_key": "id", "model": "orders"}, "name": "Orders by id", "description": "why"})
-		if second.Created || second.CheckID != first.CheckID || second.Check.Name != "Orders by id" || second.Check.Description != "why" {
+		second := callOp[CreateCheckResult](t, e.session, "create_check", map[string]any{
+			"type": "value_diff", "params": map[string]any{"primary_key": "id", "model": "orders"}, "name": "Orders by id", "description": "why", "run": false})
+		if c := checkOf(t, e.session, first.CheckID); second.Created || second.CheckID != first.CheckID || c.Name != "Orders by id" || c.Description != "why" {
 			t.Fatalf("second create = %+v, want check %s updated", second, first.CheckID)
 		}
-		// Without a name the name is kept.
-		third := callOp[checks.CreateResult](t, e.session, "create_check", map[string]any{
-			"type": "value_diff", "params": map[string]any{"model": "orders", "primary_key": "id"}})
-		if third.Created || third.CheckID != first.CheckID || third.Check.Name != "Orders by id" {
-			t.Fatalf("third create = %+v", third)
-		}
-		// Other params: another check with a generated name.
-		other := callOp[checks.CreateResult](t, e.session, "create_check", map[string]any{
-			"type": "row_count_diff", "params": map[string]any{"node_names": []string{"orders"}}})
-		if !other.Created || other.CheckID == first.CheckID || other.Check.Name != "Row count diff of orders" {
+		// Other params: another check.
+		other := callOp[CreateCheckResult](t, e.session, "create_check", map[string]any{
+			"type": "row_count_diff", "params": map[string]any{"node_names": []string{"orders"}}, "name": "Orders rows", "run": false})
+		if !other.Created || other.CheckID == first.CheckID {
 			t.Fatalf("other create = %+v", other)
 		}
+		// A deprecated parameter name is stored under its canonical name, so
+		// both spellings are the same check.
+		q1 := callOp[CreateCheckResult](t, e.session, "create_check", map[string]any{
+			"type": "query_diff", "params": map[string]any{"sql": "select 1 as x"}, "name": "Q", "run": false})
+		q2 := callOp[CreateCheckResult](t, e.session, "create_check", map[string]any{
+			"type": "query_diff", "params": map[string]any{"sql_template": "select 1 as x"}, "name": "Q2", "run": false})
+		if p := checkOf(t, e.session, q1.CheckID).Params; q2.Created || q2.CheckID != q1.CheckID || string(p) != `{"sql_template":"select 1 as x"}` {
+			t.Fatalf("query_diff with sql then sql_template: %+v / %+v (params %s)", q1, q2, p)
+		}
 		l := listChecks(t, e.session)
-		if l.Total != 2 || l.Approved != 0 || l.Outdated != 0 {
-			t.Errorf("list totals = %d/%d/%d, want 2/0/0", l.Total, l.Approved, l.Outdated)
+		if l.Total != 3 || l.Approved != 0 || l.Outdated != 0 {
+			t.Errorf("list totals = %d/%d/%d, want 3/0/0", l.Total, l.Approved, l.Outdated)
 		}
 		if c := checkInfo(t, l, first.CheckID); c.LastRunStatus != "" || c.Mismatched != nil || c.IsChecked || c.IsOutdated {
 			t.Errorf("never-run check listed as %+v", c)
 		}
 		// create_check writes the state file.
 		st := loadState(t, path)
-		if len(st.Checks) != 2 || st.Checks[0].ID != first.CheckID || st.Checks[0].Name != "Orders by id" || len(st.Runs) != 0 {
+		if len(st.Checks) != 3 || st.Checks[0].ID != first.CheckID || st.Checks[0].Name != "Orders by id" || len(st.Runs) != 0 {
 			t.Errorf("state file = %+v", st.Checks)
 		}
-		// Bad params are refused before anything is stored.
-		if _, err := callOpErr[checks.CreateResult](e.session, "create_check", map[string]any{
-			"type": "value_diff", "params": map[string]any{"model": "orders"}}); err == nil || !strings.Contains(err.Error(), `"primary_key" is required`) {
-			t.Errorf("create without primary_key: %v", err)
+		// Bad params are refused before anything is stored, by the
+		// operation's own schema, naming the parameter.
+		for _, c := range []struct {
+			typ    string
+			params map[string]any
+			want   string
+		}{
+			{"value_diff", map[string]any{"model": "orders"}, `value_diff: param "primary_key" `},
+			{"value_diff", map[string]any{"model": "orders", "primary_keys": []string{"id"}}, `value_diff: param "primary_keys" is not a parameter of value_diff; did you mean "primary_key"?`},
+			{"top_k_diff", map[string]any{"model": "orders", "column_name": "amount", "k": "ten"}, `top_k_diff: param "k" `},
+			{"lineage_diff", map[string]any{"view_mode": "some"}, `lineage_diff: param "view_mode" `},
+			{"query_diff", map[string]any{}, `query_diff: param "sql_template" is required`},
+			{"no_such_diff", map[string]any{}, `unknown check type "no_such_diff": use one of histogram_diff, lineage_diff, profile_diff, query, query_diff, row_count_diff, schema_diff, top_k_diff, value_diff, value_diff_detail`},
+			{"get_model", map[string]any{"model_id": "orders"}, `unknown check type "get_model"`},
+		} {
+			_, err := callOpErr[CreateCheckResult](e.session, "create_check", map[string]any{"type": c.typ, "params": c.params, "name": "x"})
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("create %s %v: %v, want containing %q", c.typ, c.params, err, c.want)
+			}
 		}
-		if _, err := callOpErr[checks.CreateResult](e.session, "create_check", map[string]any{
-			"type": "no_such_diff", "params": map[string]any{}}); err == nil || !strings.Contains(err.Error(), "unknown check type") {
-			t.Errorf("create with an unknown type: %v", err)
+		if _, err := callOpErr[CreateCheckResult](e.session, "create_check", map[string]any{"type": "row_count_diff", "params": map[string]any{}}); err == nil ||
+			!strings.Contains(err.Error(), `missing properties: ["name"]`) {
+			t.Errorf("create without a name: %v", err)
 		}
-		if n := len(loadState(t, path).Checks); n != 2 {
-			t.Errorf("%d checks stored after refused creates, want 2", n)
+		if n := len(loadState(t, path).Checks); n != 3 {
+			t.Errorf("%d checks stored after refused creates, want 3", n)
 		}
 	})
 }
 
-func TestAgentCreateApprovesOnlyOnSuccess(t *testing.T) {
+// TestCreateCheckRunsAndApproves: create_check runs the check at once and
+// approves it when the run succeeds, whoever triggers it (the peer's rule);
+// a failed run leaves it unapproved with the error.
+func TestCreateCheckRunsAndApproves(t *testing.T) {
 	onEveryWarehouse(t, triageScenario, func(t *testing.T, e *env) {
 		path := useStateFile(t, e.session)
 		agent := WithAgentTrigger(context.Background())
 
-		bad := callOpCtx[checks.CreateResult](t, agent, e.session, "create_check", map[string]any{
-			"type": "value_diff", "params": map[string]any{"model": "orders", "primary_key": "no_such_column"}, "run": true})
-		if !bad.Created || bad.RunExecuted || bad.RunError == "" || bad.Run == nil || bad.Run.Status != checks.StatusFailed {
-			t.Fatalf("failing agent create = %+v", bad)
+		bad := callOpCtx[CreateCheckResult](t, agent, e.session, "create_check", map[string]any{
+			"type": "value_diff", "params": map[string]any{"model": "orders", "primary_key": "no_such_column"}, "name": "Broken"})
+		if !bad.Created || bad.RunExecuted || !strings.Contains(bad.RunError, `column "no_such_column" does not exist in orders`) || bad.RunID == "" || checkOf(t, e.session, bad.CheckID).IsChecked {
+			t.Fatalf("failing create = %+v", bad)
 		}
-		if bad.Check.IsChecked {
-			t.Error("a check whose run failed must not be approved")
+		good := callOpCtx[CreateCheckResult](t, agent, e.session, "create_check", map[string]any{
+			"type": "value_diff", "params": map[string]any{"model": "orders", "primary_key": "id"}, "name": "Orders values"})
+		if c := checkOf(t, e.session, good.CheckID); !good.Created || !good.RunExecuted || good.RunError != "" || !c.IsChecked || c.LastRunID != good.RunID {
+			t.Fatalf("succeeding create = %+v", good)
 		}
-		if bad.Run.TriggeredBy != checks.TriggerAgent || bad.Run.CheckID != bad.CheckID {
-			t.Errorf("run = %+v", bad.Run)
+		// A user's successful run approves too, and triggered_by is recorded as given.
+		user := callOp[CreateCheckResult](t, e.session, "create_check", map[string]any{
+			"type": "value_diff", "params": map[string]any{"model": "customers", "primary_key": "id"}, "name": "Customers"})
+		viaAI := callOp[CreateCheckResult](t, e.session, "create_check", map[string]any{
+			"type": "row_count_diff", "params": map[string]any{"node_names": []string{"payments"}}, "name": "Payments", "triggered_by": "recce_ai"})
+		if !user.RunExecuted || !checkOf(t, e.session, user.CheckID).IsChecked || !checkOf(t, e.session, viaAI.CheckID).IsChecked {
+			t.Errorf("user creates = %+v / %+v", user, viaAI)
 		}
-
-		good := callOpCtx[checks.CreateResult](t, agent, e.session, "create_check", map[string]any{
-			"type": "value_diff", "params": map[string]any{"model": "orders", "primary_key": "id"}, "run": true})
-		if !good.Created || !good.RunExecuted || good.RunError != "" || good.Run == nil || good.Run.Status != checks.StatusFinished {
-			t.Fatalf("succeeding agent create = %+v", good)
+		st := loadState(t, path)
+		if len(st.Runs) != 4 {
+			t.Fatalf("state file has %d runs, want 4", len(st.Runs))
 		}
-		if !good.Check.IsChecked || good.Check.LastRunID != good.Run.ID {
-			t.Errorf("an agent's successful run must approve the check: %+v", good.Check)
+		by := map[string]checks.Run{}
+		for _, r := range st.Runs {
+			by[r.CheckID] = r
 		}
-		var vd struct {
-			Summary struct{ Total, Added, Removed, Changed int64 } `json:"summary"`
+		if by[bad.CheckID].Status != checks.StatusFailed || by[bad.CheckID].TriggeredBy != checks.TriggerAgent ||
+			by[good.CheckID].TriggeredBy != checks.TriggerAgent || by[user.CheckID].TriggeredBy != checks.TriggerUser || by[viaAI.CheckID].TriggeredBy != checks.TriggerAgent {
+			t.Errorf("recorded runs = %+v", st.Runs)
 		}
-		if err := json.Unmarshal(good.Run.Result, &vd); err != nil || vd.Summary.Total != 3 || vd.Summary.Added != 1 || vd.Summary.Changed != 1 || vd.Summary.Removed != 0 {
+		var vd diff.ValueDiffResult
+		if err := json.Unmarshal(by[good.CheckID].Result, &vd); err != nil || vd.Summary != (diff.ValueDiffSummary{Total: 3, Added: 1, Changed: 1}) {
 			t.Errorf("stored value_diff result = %+v (%v)", vd.Summary, err)
 		}
-
-		// A user's successful run does not approve.
-		user := callOp[checks.CreateResult](t, e.session, "create_check", map[string]any{
-			"type": "value_diff", "params": map[string]any{"model": "customers", "primary_key": "id"}, "run": true})
-		if !user.RunExecuted || user.Check.IsChecked || user.Run.TriggeredBy != checks.TriggerUser {
-			t.Errorf("user create with run = %+v", user)
-		}
-		// triggered_by in the arguments cannot claim to be an agent.
-		spoof := callOp[checks.CreateResult](t, e.session, "create_check", map[string]any{
-			"type": "value_diff", "params": map[string]any{"model": "payments", "primary_key": "id"}, "run": true, "triggered_by": "agent"})
-		if spoof.Check.IsChecked || spoof.Run.TriggeredBy != checks.TriggerUser {
-			t.Errorf("a CLI/user call passing triggered_by=agent was treated as an agent: %+v", spoof.Run)
-		}
-
 		l := listChecks(t, e.session)
-		if l.Total != 4 || l.Approved != 1 {
-			t.Errorf("totals = %d checks, %d approved; want 4, 1", l.Total, l.Approved)
+		if l.Total != 4 || l.Approved != 3 {
+			t.Errorf("totals = %d checks, %d approved; want 4, 3", l.Total, l.Approved)
 		}
 		if c := checkInfo(t, l, bad.CheckID); c.LastRunStatus != checks.StatusFailed || c.LastRunError == "" || c.Mismatched != nil {
 			t.Errorf("failed check listed as status=%s error=%q mismatched=%s", c.LastRunStatus, c.LastRunError, boolp(c.Mismatched))
 		}
 		if c := checkInfo(t, l, good.CheckID); c.LastRunStatus != checks.StatusFinished || c.Mismatched == nil || !*c.Mismatched {
-			t.Errorf("orders value diff listed as status=%s mismatched=%s, want finished/true", c.LastRunStatus, boolp(c.Mismatched))
+			t.Errorf("orders value diff listed as status=%s mismatched=%s, want Finished/true", c.LastRunStatus, boolp(c.Mismatched))
 		}
-		st := loadState(t, path)
-		if len(st.Runs) != 4 {
-			t.Errorf("state file has %d runs, want 4", len(st.Runs))
+		// The same check again: not created, run again, still approved.
+		again := callOp[CreateCheckResult](t, e.session, "create_check", map[string]any{
+			"type": "value_diff", "params": map[string]any{"model": "orders", "primary_key": "id"}, "name": "Orders values (again)"})
+		if again.Created || again.CheckID != good.CheckID || !again.RunExecuted || again.RunID == good.RunID || checkOf(t, e.session, good.CheckID).Name != "Orders values (again)" {
+			t.Errorf("second create = %+v", again)
 		}
 	})
 }
 
-func TestRunCheckRecordsARun(t *testing.T) {
+func TestRunCheckReturnsTheRun(t *testing.T) {
 	onEveryWarehouse(t, triageScenario, func(t *testing.T, e *env) {
 		path := useStateFile(t, e.session)
-		rc := callOp[checks.CreateResult](t, e.session, "create_check", map[string]any{
-			"type": "row_count_diff", "params": map[string]any{"node_names": []string{"customers"}}})
-		same := callOp[checks.CreateResult](t, e.session, "create_check", map[string]any{
-			"type": "row_count_diff", "params": map[string]any{"node_names": []string{"unrelated"}}})
+		rc := callOp[CreateCheckResult](t, e.session, "create_check", map[string]any{
+			"type": "row_count_diff", "params": map[string]any{"node_names": []string{"customers"}}, "name": "Customers rows", "run": false})
+		same := callOp[CreateCheckResult](t, e.session, "create_check", map[string]any{
+			"type": "row_count_diff", "params": map[string]any{"node_names": []string{"unrelated"}}, "name": "Unrelated rows", "run": false})
 
-		run := callOp[checks.Run](t, e.session, "run_check", map[string]any{"check_id": rc.CheckID})
-		if run.ID == "" || run.Status != checks.StatusFinished || run.CheckID != rc.CheckID || run.Type != "row_count_diff" || run.TriggeredBy != checks.TriggerUser || run.FinishedAt == nil {
+		run := callOp[checks.Run](t, e.session, "run_check", map[string]any{"check_id": rc.CheckID, "triggered_by": "recce_ai"})
+		if run.ID == "" || run.Status != checks.StatusFinished || run.CheckID != rc.CheckID || run.Type != "row_count_diff" || run.TriggeredBy != checks.TriggerAgent || run.FinishedAt == nil {
 			t.Fatalf("run = %+v", run)
 		}
-		var counts struct {
-			Models map[string]struct{ Base, Current *int64 } `json:"models"`
-		}
+		var counts diff.RowCountDiffResult
 		if err := json.Unmarshal(run.Result, &counts); err != nil {
 			t.Fatal(err)
 		}
-		if c := counts.Models["customers"]; c.Base == nil || c.Current == nil || *c.Base != 2 || *c.Current != 3 {
+		if c := counts.Models["customers"]; c == nil || c.Base == nil || c.Current == nil || *c.Base != 2 || *c.Current != 3 {
 			t.Errorf("stored result = %s", run.Result)
+		}
+		// The Run dump is the peer's.
+		raw, _ := json.Marshal(run)
+		var dump map[string]any
+		_ = json.Unmarshal(raw, &dump)
+		for _, k := range []string{"run_id", "type", "name", "params", "check_id", "result", "error", "status", "progress", "run_at", "triggered_by"} {
+			if _, ok := dump[k]; !ok {
+				t.Errorf("the run dump lacks %s: %s", k, raw)
+			}
+		}
+		if dump["name"] != "Row count diff of customers" || dump["error"] != nil || dump["status"] != "Finished" || dump["triggered_by"] != "recce_ai" {
+			t.Errorf("run dump = %s", raw)
 		}
 		callOp[checks.Run](t, e.session, "run_check", map[string]any{"check_id": same.CheckID})
 
 		l := listChecks(t, e.session)
 		c := checkInfo(t, l, rc.CheckID)
-		if c.LastRunID != run.ID || c.LastRunStatus != checks.StatusFinished || c.IsChecked {
+		if c.LastRunID != run.ID || c.LastRunStatus != checks.StatusFinished || !c.IsChecked {
 			t.Errorf("listed = %+v", c)
 		}
 		// customers has 2 rows in base and 3 in current: the CI verdict is a mismatch.
@@ -261,12 +295,21 @@ func TestRunCheckRecordsARun(t *testing.T) {
 		if _, err := callOpErr[checks.Run](e.session, "run_check", map[string]any{"check_id": "nope"}); err == nil || !strings.Contains(err.Error(), "not found") {
 			t.Errorf("run_check of an unknown id: %v", err)
 		}
+		// A failed run is returned as a Failed run and does not approve.
+		broken := callOp[CreateCheckResult](t, e.session, "create_check", map[string]any{
+			"type": "value_diff", "params": map[string]any{"model": "order_ids", "primary_key": "nope"}, "name": "Broken", "run": false})
+		if r := callOp[checks.Run](t, e.session, "run_check", map[string]any{"check_id": broken.CheckID}); r.Status != checks.StatusFailed || r.Error == "" {
+			t.Errorf("broken run = %+v", r)
+		}
+		if checkInfo(t, listChecks(t, e.session), broken.CheckID).IsChecked {
+			t.Error("a failed run approved its check")
+		}
 		var b strings.Builder
 		op, _ := Default().Get("list_checks")
-		if err := op.RenderText(&b, l); err != nil {
+		if err := op.RenderText(&b, listChecks(t, e.session)); err != nil {
 			t.Fatal(err)
 		}
-		if !strings.HasPrefix(b.String(), "2 checks, 0 approved, 0 outdated\n") || !strings.Contains(b.String(), rc.CheckID+"  row_count_diff   Row count diff of customers (finished)\n") {
+		if !strings.HasPrefix(b.String(), "3 checks, 2 approved, 0 outdated\n") || !strings.Contains(b.String(), "✓ "+rc.CheckID+"  row_count_diff   Customers rows (Finished)\n") {
 			t.Errorf("list_checks text:\n%s", b.String())
 		}
 	})
@@ -276,16 +319,16 @@ func TestRunCheckRecordsARun(t *testing.T) {
 func TestSchemaDiffCheckVerdict(t *testing.T) {
 	onEveryWarehouse(t, triageScenario, func(t *testing.T, e *env) {
 		useStateFile(t, e.session)
-		changed := callOp[checks.CreateResult](t, e.session, "create_check", map[string]any{
-			"type": "schema_diff", "params": map[string]any{"select": "v_customers"}, "run": true})
-		unchanged := callOp[checks.CreateResult](t, e.session, "create_check", map[string]any{
-			"type": "schema_diff", "params": map[string]any{"select": "orders"}, "run": true})
+		changed := callOp[CreateCheckResult](t, e.session, "create_check", map[string]any{
+			"type": "schema_diff", "params": map[string]any{"select": "v_customers"}, "name": "V"})
+		unchanged := callOp[CreateCheckResult](t, e.session, "create_check", map[string]any{
+			"type": "schema_diff", "params": map[string]any{"select": "orders"}, "name": "O"})
 		l := listChecks(t, e.session)
 		if c := checkInfo(t, l, changed.CheckID); c.Mismatched == nil || !*c.Mismatched {
 			t.Errorf("schema_diff of v_customers (age added): mismatched = %s, want true", boolp(c.Mismatched))
 		}
 		if c := checkInfo(t, l, unchanged.CheckID); c.Mismatched == nil || *c.Mismatched {
-			t.Errorf("schema_diff of orders (no column change, result %s): mismatched = %s, want false", unchanged.Run.Result, boolp(c.Mismatched))
+			t.Errorf("schema_diff of orders (no column change): mismatched = %s, want false", boolp(c.Mismatched))
 		}
 	})
 }
@@ -293,10 +336,10 @@ func TestSchemaDiffCheckVerdict(t *testing.T) {
 func TestChecksBecomeOutdated(t *testing.T) {
 	onEveryWarehouse(t, triageScenario, func(t *testing.T, e *env) {
 		useStateFile(t, e.session)
-		never := callOp[checks.CreateResult](t, e.session, "create_check", map[string]any{
-			"type": "row_count_diff", "params": map[string]any{"node_names": []string{"orders"}}})
-		ran := callOp[checks.CreateResult](t, e.session, "create_check", map[string]any{
-			"type": "row_count_diff", "params": map[string]any{"node_names": []string{"customers"}}, "run": true})
+		never := callOp[CreateCheckResult](t, e.session, "create_check", map[string]any{
+			"type": "row_count_diff", "params": map[string]any{"node_names": []string{"orders"}}, "name": "Orders", "run": false})
+		ran := callOp[CreateCheckResult](t, e.session, "create_check", map[string]any{
+			"type": "row_count_diff", "params": map[string]any{"node_names": []string{"customers"}}, "name": "Customers"})
 		if l := listChecks(t, e.session); l.Outdated != 0 {
 			t.Fatalf("fresh run outdated: %+v", l)
 		}
@@ -332,8 +375,8 @@ func TestApproveDeleteReorder(t *testing.T) {
 		path := useStateFile(t, e.session)
 		var ids []string
 		for _, m := range []string{"orders", "customers", "payments"} {
-			r := callOp[checks.CreateResult](t, e.session, "create_check", map[string]any{
-				"type": "row_count_diff", "params": map[string]any{"node_names": []string{m}}})
+			r := callOp[CreateCheckResult](t, e.session, "create_check", map[string]any{
+				"type": "row_count_diff", "params": map[string]any{"node_names": []string{m}}, "name": m, "run": false})
 			ids = append(ids, r.CheckID)
 		}
 		order := func() []string {
@@ -412,8 +455,7 @@ func TestApproveDeleteReorder(t *testing.T) {
 	})
 }
 
-// runIDOf returns the RunID field of a result and whether the type has one
-// (the diff results are growing it).
+// runIDOf returns the RunID field of a result and whether the type has one.
 func runIDOf(out any) (string, bool) {
 	v := reflect.ValueOf(out)
 	if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
@@ -463,8 +505,9 @@ func TestRunBackedDiffsAreRecorded(t *testing.T) {
 	}{
 		{"row_count_diff", map[string]any{"node_names": []string{"orders"}}},
 		{"value_diff", map[string]any{"model": "orders", "primary_key": "id"}},
-		{"query", map[string]any{"sql": "select count(*) as n from {{ ref('orders') }}"}},
-		{"query_diff", map[string]any{"sql": "select id, amount from {{ ref('orders') }}", "primary_keys": []string{"id"}}},
+		{"query", map[string]any{"sql_template": "select count(*) as n from {{ ref('orders') }}"}},
+		{"query_diff", map[string]any{"sql_template": "select id, amount from {{ ref('orders') }}", "primary_keys": []string{"id"}}},
+		{"profile_diff", map[string]any{"model": "orders"}},
 	}
 	onEveryWarehouse(t, triageScenario, func(t *testing.T, e *env) {
 		path := useStateFile(t, e.session)
@@ -502,16 +545,12 @@ func TestRunBackedDiffsAreRecorded(t *testing.T) {
 					t.Errorf("%s: recorded params %s lack %s", c.op, run.Params, k)
 				}
 			}
-			if id, ok := runIDOf(out); ok {
-				if id != run.ID {
-					t.Errorf("%s: result run_id = %q, recorded run %q", c.op, id, run.ID)
-				}
-				raw, _ := json.Marshal(out)
-				if !strings.Contains(string(raw), `"run_id":"`+run.ID+`"`) {
-					t.Errorf("%s: JSON result lacks run_id: %.300s", c.op, raw)
-				}
-			} else {
-				t.Logf("%s: result type %T has no RunID field yet", c.op, out)
+			if id, ok := runIDOf(out); !ok || id != run.ID {
+				t.Errorf("%s: result run_id = %q (%v), recorded run %q", c.op, id, ok, run.ID)
+			}
+			raw, _ := json.Marshal(out)
+			if !strings.Contains(string(raw), `"run_id":"`+run.ID+`"`) {
+				t.Errorf("%s: JSON result lacks run_id: %.300s", c.op, raw)
 			}
 		}
 
@@ -561,35 +600,34 @@ func TestRecordedDiffKeepsErrorTypes(t *testing.T) {
 	})
 }
 
-// TestEveryCheckTypeRuns: create_check advertises these types; each must
-// run through the registry with the params ValidateParams asks for (the
-// operation of the same name decodes them strictly).
+// TestEveryCheckTypeRuns: every operation create_check accepts runs
+// through the registry with params validated by its own input schema.
 func TestEveryCheckTypeRuns(t *testing.T) {
+	params := map[string]map[string]any{
+		"row_count_diff":    {"node_names": []string{"orders"}},
+		"schema_diff":       {"select": "orders"},
+		"lineage_diff":      {"select": "orders"},
+		"query":             {"sql_template": "select 1 as x"},
+		"query_diff":        {"sql_template": "select id, amount from {{ ref('orders') }}", "primary_keys": []string{"id"}},
+		"profile_diff":      {"model": "orders"},
+		"value_diff":        {"model": "orders", "primary_key": "id"},
+		"value_diff_detail": {"model": "orders", "primary_key": "id"},
+		"top_k_diff":        {"model": "orders", "column_name": "amount"},
+		"histogram_diff":    {"model": "orders", "column_name": "amount"},
+	}
+	if got := Default().CheckTypes(); len(got) != len(params) {
+		t.Fatalf("check types = %v: give each a case here", got)
+	}
 	onEveryWarehouse(t, triageScenario, func(t *testing.T, e *env) {
 		useStateFile(t, e.session)
-		cases := []struct {
-			typ    string
-			params map[string]any
-		}{
-			{"row_count_diff", map[string]any{"node_names": []string{"orders"}}},
-			{"schema_diff", map[string]any{"select": "orders"}},
-			{"lineage_diff", map[string]any{"select": "orders"}},
-			{"query", map[string]any{"sql": "select 1 as x"}},
-			{"query_diff", map[string]any{"sql": "select id, amount from {{ ref('orders') }}", "primary_keys": []string{"id"}}},
-			{"profile_diff", map[string]any{"model": "orders"}},
-			{"value_diff", map[string]any{"model": "orders", "primary_key": "id"}},
-			{"value_diff_detail", map[string]any{"model": "orders", "primary_key": "id"}},
-			{"top_k_diff", map[string]any{"model": "orders", "column_name": "amount"}},
-			{"histogram_diff", map[string]any{"model": "orders", "column_name": "amount"}},
-		}
-		for _, c := range cases {
-			r, err := callOpErr[checks.CreateResult](e.session, "create_check", map[string]any{"type": c.typ, "params": c.params, "run": true})
+		for _, typ := range Default().CheckTypes() {
+			r, err := callOpErr[CreateCheckResult](e.session, "create_check", map[string]any{"type": typ, "params": params[typ], "name": typ})
 			if err != nil {
-				t.Errorf("%s: create: %v", c.typ, err)
+				t.Errorf("%s: create: %v", typ, err)
 				continue
 			}
-			if !r.RunExecuted {
-				t.Errorf("%s: advertised check type cannot run: %s", c.typ, r.RunError)
+			if !r.RunExecuted || !checkOf(t, e.session, r.CheckID).IsChecked {
+				t.Errorf("%s: advertised check type cannot run: %s", typ, r.RunError)
 			}
 		}
 	})
@@ -603,12 +641,12 @@ func TestSummaryOperation(t *testing.T) {
 		if !strings.Contains(out.Markdown, "## Checks\n\nNo checks yet.\n") {
 			t.Errorf("summary without a state file:\n%s", out.Markdown)
 		}
-		callOp[checks.CreateResult](t, e.session, "create_check", map[string]any{
-			"type": "value_diff", "params": map[string]any{"model": "orders", "primary_key": "id"}, "name": "Orders values", "run": true})
-		callOp[checks.CreateResult](t, e.session, "create_check", map[string]any{
-			"type": "value_diff", "params": map[string]any{"model": "unrelated", "primary_key": "nope"}, "name": "Broken", "run": true})
-		callOp[checks.CreateResult](t, e.session, "create_check", map[string]any{
-			"type": "row_count_diff", "params": map[string]any{"node_names": []string{"orders"}}, "name": "Orders rows"})
+		callOp[CreateCheckResult](t, e.session, "create_check", map[string]any{
+			"type": "value_diff", "params": map[string]any{"model": "orders", "primary_key": "id"}, "name": "Orders values"})
+		callOp[CreateCheckResult](t, e.session, "create_check", map[string]any{
+			"type": "value_diff", "params": map[string]any{"model": "unrelated", "primary_key": "nope"}, "name": "Broken"})
+		callOp[CreateCheckResult](t, e.session, "create_check", map[string]any{
+			"type": "row_count_diff", "params": map[string]any{"node_names": []string{"orders"}}, "name": "Orders rows", "run": false})
 		md := callOp[SummaryResult](t, e.session, "summary", map[string]any{"use_column_lineage": false}).Markdown
 		for _, want := range []string{
 			"| customers | modified | 2 → 3 (▲ 50%) | unchanged | confirmed | 1 |\n",
@@ -619,7 +657,7 @@ func TestSummaryOperation(t *testing.T) {
 			"| order_ids | downstream | 2 → 2 | unchanged | none | 0 |\n",
 			"| check | type | result | approved |\n|---|---|---|---|\n" +
 				"| Broken | value_diff | ❌ failed |  |\n" +
-				"| Orders values | value_diff | ⚠️ mismatch |  |\n" +
+				"| Orders values | value_diff | ⚠️ mismatch | ✓ |\n" +
 				"| Orders rows | row_count_diff | never run |  |\n",
 			`["customers<br/><small>Code · Row count ▲ 50%</small>"]`,
 			`["v_customers<br/><small>Code · Schema</small>"]`,
@@ -727,7 +765,7 @@ func TestDefaultStatePath(t *testing.T) {
 	if st := loadState(t, "ripple_state.json"); len(st.Runs) != 1 {
 		t.Errorf("the default state file has %d runs after a recorded diff, want 1", len(st.Runs))
 	}
-	callOp[checks.CreateResult](t, s, "create_check", map[string]any{"type": "row_count_diff", "params": map[string]any{"node_names": []string{"orders"}}, "name": "Orders rows"})
+	callOp[CreateCheckResult](t, s, "create_check", map[string]any{"type": "row_count_diff", "params": map[string]any{"node_names": []string{"orders"}}, "name": "Orders rows", "run": false})
 	md := callOp[SummaryResult](t, s, "summary", map[string]any{"use_column_lineage": false}).Markdown
 	if !strings.Contains(md, "| Orders rows | row_count_diff | never run |  |") {
 		t.Errorf("the summary must list the checks of the default state file:\n%s", md)
@@ -738,42 +776,6 @@ func duckdbOpener(b *dbtfixture.Built) func(context.Context, *dbt.Project) (ware
 	return func(ctx context.Context, _ *dbt.Project) (warehouse.Conn, error) {
 		return duckdb.Open(ctx, duckdb.Options{Path: b.DBPath, ReadOnly: true, Catalog: b.Database})
 	}
-}
-
-// TestAgentRunCheck: run_check by an agent approves on success only; a
-// user's run never changes the approval.
-func TestAgentRunCheck(t *testing.T) {
-	onEveryWarehouse(t, triageScenario, func(t *testing.T, e *env) {
-		useStateFile(t, e.session)
-		agent := WithAgentTrigger(context.Background())
-		good := callOp[checks.CreateResult](t, e.session, "create_check", map[string]any{
-			"type": "value_diff", "params": map[string]any{"model": "order_ids", "primary_key": "id"}})
-		bad := callOp[checks.CreateResult](t, e.session, "create_check", map[string]any{
-			"type": "value_diff", "params": map[string]any{"model": "order_ids", "primary_key": "nope"}})
-
-		if r := callOp[checks.Run](t, e.session, "run_check", map[string]any{"check_id": good.CheckID}); r.Status != checks.StatusFinished {
-			t.Fatalf("user run = %+v", r)
-		}
-		if l := listChecks(t, e.session); l.Approved != 0 {
-			t.Error("a user's run must not approve")
-		}
-		r := callOpCtx[checks.Run](t, agent, e.session, "run_check", map[string]any{"check_id": bad.CheckID})
-		if r.Status != checks.StatusFailed || r.Error == "" || r.TriggeredBy != checks.TriggerAgent {
-			t.Errorf("agent run of a broken check = %s %q %s", r.Status, r.Error, r.TriggeredBy)
-		}
-		r = callOpCtx[checks.Run](t, agent, e.session, "run_check", map[string]any{"check_id": good.CheckID})
-		if r.Status != checks.StatusFinished || r.TriggeredBy != checks.TriggerAgent {
-			t.Errorf("agent run = %+v", r)
-		}
-		l := listChecks(t, e.session)
-		if g := checkInfo(t, l, good.CheckID); !g.IsChecked || g.Mismatched == nil || *g.Mismatched {
-			// order_ids holds ids 1 and 2 in both builds: a match.
-			t.Errorf("order_ids value diff after the agent's run: approved=%v mismatched=%s; want true, false", g.IsChecked, boolp(g.Mismatched))
-		}
-		if b := checkInfo(t, l, bad.CheckID); b.IsChecked || b.LastRunStatus != checks.StatusFailed {
-			t.Errorf("broken check after the agent's run: approved=%v status=%s", b.IsChecked, b.LastRunStatus)
-		}
-	})
 }
 
 // TestSummaryTakesImpactParameters: the summary's select narrows the triage.
@@ -818,9 +820,7 @@ func TestConcurrentRecordedDiffs(t *testing.T) {
 			var p struct {
 				NodeNames []string `json:"node_names"`
 			}
-			var res struct {
-				Models map[string]json.RawMessage `json:"models"`
-			}
+			var res diff.RowCountDiffResult
 			if json.Unmarshal(r.Params, &p) != nil || json.Unmarshal(r.Result, &res) != nil || len(p.NodeNames) != 1 || len(res.Models) != 1 || res.Models[p.NodeNames[0]] == nil {
 				t.Errorf("run %s: params %s do not match result %.200s", r.ID, r.Params, r.Result)
 			}

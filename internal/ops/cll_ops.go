@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -35,65 +36,149 @@ func (s *Session) ProjectLineage(ctx context.Context, base bool) (*cll.ProjectLi
 
 // GetCLLInput selects the lineage to return.
 type GetCLLInput struct {
-	NodeID         string `json:"node_id" jsonschema:"unique id or name of the model"`
-	Column         string `json:"column,omitempty" jsonschema:"restrict to this column's upstream and downstream lineage"`
-	ChangeAnalysis bool   `json:"change_analysis,omitempty" jsonschema:"add change_status per column and change_category per node (base vs current)"`
+	NodeID         string `json:"node_id,omitempty" jsonschema:"model, seed, snapshot or source (default: every changed node)"`
+	Column         string `json:"column,omitempty" jsonschema:"trace one column of node_id"`
+	ChangeAnalysis bool   `json:"change_analysis,omitempty" jsonschema:"add change_status, change_category, impacted (default false)"`
 }
 
-// CLLNode is a node of the column-lineage graph.
-type CLLNode struct {
-	ID             string   `json:"id"`
-	Name           string   `json:"name"`
-	PackageName    string   `json:"package_name"`
-	ResourceType   string   `json:"resource_type"`
-	SourceName     string   `json:"source_name,omitempty"`
-	Opaque         bool     `json:"opaque,omitempty"`
-	OpaqueReason   string   `json:"opaque_reason,omitempty"`
-	ChangeStatus   string   `json:"change_status,omitempty"`
-	ChangeCategory string   `json:"change_category,omitempty"`
-	Columns        []string `json:"columns"`
+// ColumnRef names a column of a node.
+type ColumnRef struct {
+	Node   string `json:"node" jsonschema:"node id (or relation)"`
+	Column string `json:"column" jsonschema:"column name"`
 }
 
 // CLLColumn is one column with its direct dependencies.
 type CLLColumn struct {
-	ID                 string           `json:"id"`
-	TableID            string           `json:"table_id"`
-	Name               string           `json:"name"`
-	Type               string           `json:"type,omitempty"`
-	TransformationType string           `json:"transformation_type"`
-	ChangeStatus       string           `json:"change_status,omitempty"`
-	DependsOn          []cll.NodeColumn `json:"depends_on"`
+	ID                 string      `json:"id" jsonschema:"<node_id>_<column>"`
+	TableID            string      `json:"table_id" jsonschema:"its node id"`
+	Name               string      `json:"name" jsonschema:"column name"`
+	Type               string      `json:"type,omitempty" jsonschema:"data type"`
+	TransformationType string      `json:"transformation_type" jsonschema:"source, passthrough, renamed, derived or unknown"`
+	IsAggregate        bool        `json:"is_aggregate,omitempty" jsonschema:"derived by an aggregate"`
+	ChangeStatus       string      `json:"change_status,omitempty" jsonschema:"added, removed or modified"`
+	DependsOn          []ColumnRef `json:"depends_on" jsonschema:"direct inputs"`
 }
 
-// CLLResult is column-level lineage around a node or column.
+// CLLNode is a node of the column-lineage graph.
+type CLLNode struct {
+	ID             string                `json:"id" jsonschema:"unique id"`
+	Name           string                `json:"name" jsonschema:"node name"`
+	PackageName    string                `json:"package_name" jsonschema:"package"`
+	ResourceType   string                `json:"resource_type" jsonschema:"model, seed, snapshot or source"`
+	SourceName     string                `json:"source_name,omitempty" jsonschema:"for sources"`
+	ChangeStatus   string                `json:"change_status,omitempty" jsonschema:"added, removed or modified"`
+	ChangeCategory string                `json:"change_category,omitempty" jsonschema:"breaking, partial_breaking, non_breaking or unknown"`
+	Columns        map[string]*CLLColumn `json:"columns" jsonschema:"its columns by name"`
+	Impacted       *bool                 `json:"impacted,omitempty" jsonschema:"modified or downstream"`
+	Opaque         bool                  `json:"opaque,omitempty" jsonschema:"lineage unknown (not empty)"`
+	OpaqueReason   string                `json:"opaque_reason,omitempty" jsonschema:"why"`
+}
+
+// CLLResult is column-level lineage around a node, a column or the change.
 type CLLResult struct {
-	Nodes     map[string]*CLLNode   `json:"nodes"`
-	Columns   map[string]*CLLColumn `json:"columns"`
-	ParentMap map[string][]string   `json:"parent_map"`
-	ChildMap  map[string][]string   `json:"child_map"`
+	Nodes     map[string]*CLLNode   `json:"nodes" jsonschema:"nodes by id"`
+	Columns   map[string]*CLLColumn `json:"columns" jsonschema:"columns by id"`
+	ParentMap map[string][]string   `json:"parent_map" jsonschema:"node and column ids to their parents"`
+	ChildMap  map[string][]string   `json:"child_map" jsonschema:"ids to their children"`
+	Truncated bool                  `json:"truncated,omitempty" jsonschema:"cut at 5,000 columns"`
 }
 
 // AnalyzeModelInput names a model.
 type AnalyzeModelInput struct {
-	ModelID string `json:"model_id" jsonschema:"unique id or name of the model"`
+	ModelID string `json:"model_id" jsonschema:"model unique id (or name)"`
+}
+
+// Projection is one output column of a model's SQL.
+type Projection struct {
+	Name          string   `json:"name" jsonschema:"column"`
+	SourceColumns []string `json:"source_columns" jsonschema:"inputs, as node.column"`
+	IsAggregate   bool     `json:"is_aggregate" jsonschema:"aggregate"`
+	IsDerived     bool     `json:"is_derived" jsonschema:"computed"`
+}
+
+// SQLJoin is one join of a model's SQL.
+type SQLJoin struct {
+	Table     string `json:"table" jsonschema:"joined table"`
+	JoinType  string `json:"join_type" jsonschema:"INNER, LEFT, ..."`
+	Condition string `json:"condition" jsonschema:"ON condition"`
+}
+
+// SQLAggregation is one aggregate call.
+type SQLAggregation struct {
+	Function string `json:"function" jsonschema:"function"`
+	Column   string `json:"column" jsonschema:"argument column"`
+}
+
+// SQLStructure is the structure of a model's compiled SQL.
+type SQLStructure struct {
+	Refs            []string         `json:"refs" jsonschema:"tables read (no CTEs)"`
+	Relations       []string         `json:"relations" jsonschema:"refs, fully qualified"`
+	Projections     []Projection     `json:"projections" jsonschema:"output columns"`
+	Filters         []string         `json:"filters" jsonschema:"WHERE conditions"`
+	Joins           []SQLJoin        `json:"joins" jsonschema:"joins"`
+	GroupBy         []string         `json:"group_by" jsonschema:"GROUP BY"`
+	Having          []string         `json:"having" jsonschema:"HAVING"`
+	OrderBy         []string         `json:"order_by" jsonschema:"ORDER BY"`
+	Aggregations    []SQLAggregation `json:"aggregations" jsonschema:"aggregate calls"`
+	CaseExpressions []string         `json:"case_expressions" jsonschema:"CASE expressions as SQL"`
+	Distinct        bool             `json:"distinct" jsonschema:"SELECT DISTINCT"`
+	HasSubquery     bool             `json:"has_subquery" jsonschema:"has a subquery"`
+	HasCTE          bool             `json:"has_cte" jsonschema:"has WITH"`
+	IsSetOperation  bool             `json:"is_set_operation" jsonschema:"UNION/INTERSECT/EXCEPT"`
+	Unparseable     bool             `json:"unparseable" jsonschema:"SQL did not parse"`
+	ParseError      string           `json:"parse_error,omitempty" jsonschema:"parse error"`
+	CTENames        []string         `json:"cte_names,omitempty" jsonschema:"CTE names"`
+	Qualify         []string         `json:"qualify,omitempty" jsonschema:"QUALIFY"`
+	WindowFunctions int              `json:"window_functions" jsonschema:"window function calls"`
 }
 
 // AnalyzeModelResult is a model's SQL structure and its direct downstream.
 type AnalyzeModelResult struct {
-	ModelID    string              `json:"model_id"`
-	Opaque     bool                `json:"opaque"`
-	Reason     string              `json:"opaque_reason,omitempty"`
-	Structure  *cll.ModelStructure `json:"structure"`
+	ModelID    string        `json:"model_id" jsonschema:"model id"`
+	Opaque     bool          `json:"opaque" jsonschema:"lineage unknown"`
+	Reason     string        `json:"opaque_reason,omitempty" jsonschema:"why"`
+	Structure  *SQLStructure `json:"structure" jsonschema:"compiled SQL structure"`
 	Downstream struct {
-		Models  []string         `json:"models"`
-		Columns []cll.NodeColumn `json:"columns"`
-	} `json:"downstream"`
+		Models  []string    `json:"models" jsonschema:"direct downstream models"`
+		Columns []ColumnRef `json:"columns" jsonschema:"their columns reading it"`
+	} `json:"downstream" jsonschema:"one hop down"`
 }
 
 // ColumnImpactInput names changed columns.
 type ColumnImpactInput struct {
 	NodeID  string   `json:"node_id" jsonschema:"unique id or name of the changed model"`
 	Columns []string `json:"columns,omitempty" jsonschema:"changed columns (default: every column of the model)"`
+}
+
+// ImpactedColumn is a column reached by a change.
+type ImpactedColumn struct {
+	Node   string    `json:"node" jsonschema:"unique id of its node"`
+	Column string    `json:"column" jsonschema:"column name"`
+	Reason string    `json:"reason" jsonschema:"value (computed from a changed column), row_set (a changed column filters, joins or groups its rows) or opaque"`
+	Via    ColumnRef `json:"via" jsonschema:"the previous hop of the evidence chain"`
+	Root   ColumnRef `json:"root" jsonschema:"the changed column the chain starts from"`
+	Depth  int       `json:"depth" jsonschema:"hops from the changed column"`
+}
+
+// ImpactedModel summarises the impact on one model.
+type ImpactedModel struct {
+	Node    string   `json:"node" jsonschema:"unique id"`
+	Columns []string `json:"columns" jsonschema:"its impacted columns"`
+	Opaque  bool     `json:"opaque" jsonschema:"opaque models are always reached"`
+}
+
+// UnreachedModel reads the changed model but none of the changed columns.
+type UnreachedModel struct {
+	Node  string   `json:"node" jsonschema:"unique id"`
+	Reads []string `json:"reads" jsonschema:"the changed model's columns it does read"`
+}
+
+// ColumnImpactResult is the downstream impact of changed columns.
+type ColumnImpactResult struct {
+	Changed    []ColumnRef      `json:"changed" jsonschema:"the changed columns"`
+	Columns    []ImpactedColumn `json:"columns" jsonschema:"every impacted column with its evidence"`
+	Models     []ImpactedModel  `json:"models" jsonschema:"impacted models"`
+	NotReached []UnreachedModel `json:"not_reached" jsonschema:"readers of the changed model that read none of the changed columns"`
 }
 
 // SQLLineageInput is one query to analyze.
@@ -105,57 +190,82 @@ type SQLLineageInput struct {
 	order map[string][]string
 }
 
+// SQLLineageColumn is one output column of a query.
+type SQLLineageColumn struct {
+	Deps []string `json:"deps" jsonschema:"table.column it is computed from"`
+	Kind string   `json:"kind" jsonschema:"source, passthrough, renamed or derived"`
+}
+
 // SQLLineageResult is the corpus shape: columns in output order, row deps.
 type SQLLineageResult struct {
-	Columns      map[string]cll.CorpusColumn `json:"columns"`
-	RowDeps      []string                    `json:"row_deps"`
-	Opaque       bool                        `json:"opaque,omitempty"`
-	OpaqueReason string                      `json:"opaque_reason,omitempty"`
+	Columns      map[string]SQLLineageColumn `json:"columns" jsonschema:"output columns (in output order in the JSON)"`
+	RowDeps      []string                    `json:"row_deps" jsonschema:"table.column that filter, join or group the rows"`
+	Opaque       bool                        `json:"opaque,omitempty" jsonschema:"true when the query could not be analysed"`
+	OpaqueReason string                      `json:"opaque_reason,omitempty" jsonschema:"why"`
 	names        []string
 }
 
 // MarshalJSON keeps the output-column order, which callers match positions by.
 func (r *SQLLineageResult) MarshalJSON() ([]byte, error) {
-	cr := &cll.CorpusResult{Names: r.names, Columns: r.Columns, RowDeps: r.RowDeps, Opaque: r.Opaque, OpaqueReason: r.OpaqueReason}
+	cols := make(map[string]cll.CorpusColumn, len(r.Columns))
+	for k, c := range r.Columns {
+		cols[k] = cll.CorpusColumn{Deps: c.Deps, Kind: c.Kind}
+	}
+	cr := &cll.CorpusResult{Names: r.names, Columns: cols, RowDeps: r.RowDeps, Opaque: r.Opaque, OpaqueReason: r.OpaqueReason}
 	return json.Marshal(cr)
 }
 
 func addCLLOps(r *Registry) {
 	Add(r, Spec{Name: "get_cll", Memoize: true, Title: "Column-level lineage", Positional: "node_id",
-		Description: "Column-level lineage around a model (or one column): nodes {id, name, resource_type, opaque, change_status, change_category, columns}, " +
-			"columns {id = <node_id>_<column>, transformation_type source/passthrough/renamed/derived/aggregate, depends_on [{node, column}], change_status}, " +
-			"parent_map and child_map. Opaque models (unparseable SQL, Python) say why; their lineage is unknown, not empty."},
+		Description: "Column-level lineage of a node or one column (default: every changed node), up and downstream: nodes, columns " +
+			"(transformation_type, depends_on), parent_map, child_map. An opaque model's lineage is unknown, not empty."},
 		getCLL, nil)
 	Add(r, Spec{Name: "analyze_model", Memoize: true, Title: "Analyze model SQL", Positional: "model_id",
-		Description: "The structure of a model's compiled SQL: refs (CTE names excluded), projections with source columns, filters, joins with type and condition, " +
-			"group by, having, order by, aggregations, distinct, subquery/CTE/set-operation flags, and its direct downstream models and columns."},
+		Description: "Structure of a model's compiled SQL (refs, projections, filters, joins, aggregations, case_expressions, flags) and its direct downstream."},
 		analyzeModel, nil)
 	Add(r, Spec{Name: "column_impact", Memoize: true, Title: "Column impact",
 		Description: "Where changed columns reach downstream: impacted columns (reason value/row_set/opaque, with the evidence chain), impacted models, and models that " +
 			"read the changed model but none of the changed columns (not_reached, with the columns they do read). Opaque models are always reached."},
-		func(ctx context.Context, s *Session, in *ColumnImpactInput) (*cll.ImpactResult, error) {
-			pl, id, err := lineageOf(ctx, s, in.NodeID)
-			if err != nil {
-				return nil, err
-			}
-			var start []cll.NodeColumn
-			cols := in.Columns
-			if len(cols) == 0 {
-				for _, c := range pl.Models[id].Columns {
-					cols = append(cols, c.Name)
-				}
-			}
-			for _, c := range cols {
-				start = append(start, cll.NodeColumn{Node: id, Column: c})
-			}
-			return pl.Impact(start), nil
-		}, nil)
+		columnImpact, nil)
 	Add(r, Spec{Name: "sql_lineage", Title: "SQL lineage", CustomCLI: true,
 		Description: "Column lineage of one SQL query against given upstream schemas, without a dbt project: per output column its deps (table.column) and kind, " +
 			"and the row-shaping deps. The CLI form reads files: ripple sql-lineage --dialect D --schema S.json --sql Q.sql --json."},
 		func(ctx context.Context, s *Session, in *SQLLineageInput) (*SQLLineageResult, error) {
 			return SQLLineage(*in)
 		}, nil)
+}
+
+func columnImpact(ctx context.Context, s *Session, in *ColumnImpactInput) (*ColumnImpactResult, error) {
+	pl, id, err := lineageOf(ctx, s, in.NodeID)
+	if err != nil {
+		return nil, err
+	}
+	cols := in.Columns
+	if len(cols) == 0 {
+		for _, c := range pl.Models[id].Columns {
+			cols = append(cols, c.Name)
+		}
+	}
+	start := make([]cll.NodeColumn, 0, len(cols))
+	for _, c := range cols {
+		start = append(start, cll.NodeColumn{Node: id, Column: c})
+	}
+	ir := pl.Impact(start)
+	ref := func(c cll.NodeColumn) ColumnRef { return ColumnRef{Node: c.Node, Column: c.Column} }
+	res := &ColumnImpactResult{Changed: []ColumnRef{}, Columns: []ImpactedColumn{}, Models: []ImpactedModel{}, NotReached: []UnreachedModel{}}
+	for _, c := range ir.Changed {
+		res.Changed = append(res.Changed, ref(c))
+	}
+	for _, c := range ir.Columns {
+		res.Columns = append(res.Columns, ImpactedColumn{Node: c.Node, Column: c.Column, Reason: c.Reason, Via: ref(c.Via), Root: ref(c.Root), Depth: c.Depth})
+	}
+	for _, m := range ir.Models {
+		res.Models = append(res.Models, ImpactedModel{Node: m.Node, Columns: m.Columns, Opaque: m.Opaque})
+	}
+	for _, m := range ir.NotReached {
+		res.NotReached = append(res.NotReached, UnreachedModel{Node: m.Node, Reads: m.Reads})
+	}
+	return res, nil
 }
 
 // SQLLineage analyzes one query (the sql_lineage operation).
@@ -182,7 +292,11 @@ func SQLLineage(in SQLLineageInput) (*SQLLineageResult, error) {
 		return nil, err
 	}
 	cr := cll.CorpusShape(q)
-	return &SQLLineageResult{Columns: cr.Columns, RowDeps: cr.RowDeps, Opaque: cr.Opaque, OpaqueReason: cr.OpaqueReason, names: cr.Names}, nil
+	cols := make(map[string]SQLLineageColumn, len(cr.Columns))
+	for k, c := range cr.Columns {
+		cols[k] = SQLLineageColumn{Deps: c.Deps, Kind: c.Kind}
+	}
+	return &SQLLineageResult{Columns: cols, RowDeps: cr.RowDeps, Opaque: cr.Opaque, OpaqueReason: cr.OpaqueReason, names: cr.Names}, nil
 }
 
 // DecodeOrderedSchema reads {table: {column: type}} keeping column order.
@@ -266,12 +380,19 @@ func analyzeModel(ctx context.Context, s *Session, in *AnalyzeModelInput) (*Anal
 		return nil, err
 	}
 	m := pl.Models[id]
-	res := &AnalyzeModelResult{ModelID: id, Opaque: m.Opaque, Reason: m.OpaqueReason, Structure: m.ModelStructure()}
 	if m.Opaque && strings.Contains(strings.ToLower(m.OpaqueReason), "compiled") {
 		return nil, fmt.Errorf("%s has no compiled SQL (%s): run `dbt compile` or `dbt docs generate` first", id, m.OpaqueReason)
 	}
+	p, err := s.Project(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res := &AnalyzeModelResult{ModelID: id, Opaque: m.Opaque, Reason: m.OpaqueReason, Structure: sqlStructure(m.ModelStructure())}
+	if n, ok := p.Current.Manifest.Node(id); ok {
+		res.Structure.CaseExpressions = caseExpressions(m.Dialect, n.CompiledCode)
+	}
 	res.Downstream.Models = []string{}
-	res.Downstream.Columns = []cll.NodeColumn{}
+	res.Downstream.Columns = []ColumnRef{}
 	seen := map[string]bool{}
 	g := directColumns(pl)
 	for _, c := range m.Columns {
@@ -279,7 +400,7 @@ func analyzeModel(ctx context.Context, s *Session, in *AnalyzeModelInput) (*Anal
 			if d.Node == id {
 				continue
 			}
-			res.Downstream.Columns = append(res.Downstream.Columns, d)
+			res.Downstream.Columns = append(res.Downstream.Columns, ColumnRef{Node: d.Node, Column: d.Column})
 			if !seen[d.Node] {
 				seen[d.Node] = true
 				res.Downstream.Models = append(res.Downstream.Models, d.Node)
@@ -290,47 +411,163 @@ func analyzeModel(ctx context.Context, s *Session, in *AnalyzeModelInput) (*Anal
 	return res, nil
 }
 
+// sqlStructure is the contract shape of the column-lineage analysis.
+func sqlStructure(ms *cll.ModelStructure) *SQLStructure {
+	st := &SQLStructure{
+		Refs: tableNames(ms.Refs), Relations: orEmptyStrings(ms.Refs), Filters: orEmptyStrings(ms.Filters), GroupBy: orEmptyStrings(ms.GroupBy),
+		Having: orEmptyStrings(ms.Having), OrderBy: orEmptyStrings(ms.OrderBy), CaseExpressions: []string{},
+		Distinct: ms.Distinct, HasSubquery: ms.HasSubquery, HasCTE: ms.HasCTE, IsSetOperation: ms.IsSetOperation,
+		Unparseable: ms.Unparseable, ParseError: ms.ParseError, CTENames: ms.CTENames, Qualify: ms.QualifyFilters, WindowFunctions: ms.WindowFunctions,
+		Projections: []Projection{}, Joins: []SQLJoin{}, Aggregations: []SQLAggregation{},
+	}
+	for _, p := range ms.Projections {
+		st.Projections = append(st.Projections, Projection{Name: p.Name, SourceColumns: orEmptyStrings(p.SourceColumns), IsAggregate: p.IsAggregate, IsDerived: p.IsDerived})
+	}
+	for _, j := range ms.Joins {
+		st.Joins = append(st.Joins, SQLJoin{Table: j.Table, JoinType: j.JoinType, Condition: j.Condition})
+	}
+	for _, a := range ms.Aggregations {
+		st.Aggregations = append(st.Aggregations, SQLAggregation{Function: a.Function, Column: a.Column})
+	}
+	return st
+}
+
+// tableNames are the last parts of qualified relation names, as the peer
+// lists refs ("db"."schema"."orders" → orders).
+func tableNames(rels []string) []string {
+	out := []string{}
+	for _, r := range rels {
+		name := r[strings.LastIndexByte(r, '.')+1:]
+		if name = strings.Trim(name, "\"`[]"); !slices.Contains(out, name) {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+func orEmptyStrings(l []string) []string {
+	if l == nil {
+		return []string{}
+	}
+	return l
+}
+
+// maxCLLColumns caps get_cll; the result says when it was cut.
+const maxCLLColumns = 5000
+
+// cllNodeTypes are the nodes column lineage has columns for.
+var cllNodeTypes = map[string]bool{dbt.Model: true, dbt.Seed: true, dbt.Snapshot: true, dbt.Source: true}
+
 func getCLL(ctx context.Context, s *Session, in *GetCLLInput) (*CLLResult, error) {
-	pl, id, err := lineageOf(ctx, s, in.NodeID)
+	if in.NodeID == "" && in.Column != "" {
+		return nil, fmt.Errorf("column %q needs node_id: the unique id of the node it belongs to", in.Column)
+	}
+	p, err := s.Project(ctx)
 	if err != nil {
 		return nil, err
 	}
-	p, _ := s.Project(ctx)
-	res := &CLLResult{Nodes: map[string]*CLLNode{}, Columns: map[string]*CLLColumn{}, ParentMap: map[string][]string{}, ChildMap: map[string][]string{}}
-	// Collect the columns to show: the focus, and everything up and down from it.
-	var focus []cll.NodeColumn
-	if in.Column != "" {
-		focus = []cll.NodeColumn{{Node: id, Column: in.Column}}
-	} else {
-		for _, c := range pl.Models[id].Columns {
-			focus = append(focus, cll.NodeColumn{Node: id, Column: c.Name})
-		}
+	cmp, err := s.Comparison(ctx)
+	if err != nil {
+		return nil, err
 	}
-	include := map[cll.NodeColumn]bool{}
-	walk := func(start []cll.NodeColumn, next func(cll.NodeColumn) []cll.NodeColumn) {
-		queue := append([]cll.NodeColumn(nil), start...)
-		for len(queue) > 0 && len(include) < 5000 {
-			c := queue[0]
-			queue = queue[1:]
-			for _, n := range next(c) {
-				if !include[n] {
-					include[n] = true
-					queue = append(queue, n)
+	pl, err := s.ProjectLineage(ctx, false)
+	if err != nil {
+		return nil, err
+	}
+	// The anchors: one node (or one of its columns), or every changed node.
+	var anchors []string
+	if in.NodeID != "" {
+		n, err := p.Current.Manifest.Lookup(in.NodeID)
+		if err != nil {
+			return nil, err
+		}
+		if !cllNodeTypes[n.ResourceType] {
+			return nil, fmt.Errorf("%s is a %s: column-level lineage covers models, seeds, snapshots and sources", n.UniqueID, n.ResourceType)
+		}
+		anchors = []string{n.UniqueID}
+	} else {
+		for id := range cmp.State {
+			if n, ok := cmp.Graph.Node(id); ok && cllNodeTypes[n.ResourceType] {
+				if _, inCurrent := p.Current.Manifest.Node(id); inCurrent {
+					anchors = append(anchors, id)
 				}
 			}
 		}
+		sort.Strings(anchors)
+	}
+	columnsOf := func(id string) []string {
+		var out []string
+		if m, ok := pl.Models[id]; ok && !m.Opaque {
+			for _, c := range m.Columns {
+				out = append(out, c.Name)
+			}
+			return out
+		}
+		for _, c := range p.Current.Columns(id) {
+			out = append(out, c.Name)
+		}
+		return out
+	}
+	var focus []cll.NodeColumn
+	for _, id := range anchors {
+		if in.Column != "" {
+			focus = append(focus, cll.NodeColumn{Node: id, Column: in.Column})
+			continue
+		}
+		for _, c := range columnsOf(id) {
+			focus = append(focus, cll.NodeColumn{Node: id, Column: c})
+		}
+	}
+	res := &CLLResult{Nodes: map[string]*CLLNode{}, Columns: map[string]*CLLColumn{}, ParentMap: map[string][]string{}, ChildMap: map[string][]string{}}
+	// include maps each column, by its case-folded key, to its spelling.
+	include := map[cll.NodeColumn]cll.NodeColumn{}
+	add := func(c cll.NodeColumn) bool {
+		if _, ok := include[lowerCol(c)]; ok {
+			return true
+		}
+		if len(include) >= maxCLLColumns {
+			res.Truncated = true
+			return false
+		}
+		include[lowerCol(c)] = c
+		return true
 	}
 	for _, f := range focus {
-		include[f] = true
+		if !add(f) {
+			break
+		}
+		for _, c := range append(pl.Upstream(f), pl.Downstream(f)...) {
+			if !add(c) {
+				break
+			}
+		}
 	}
-	walk(focus, pl.Upstream)
-	walk(focus, pl.Downstream)
-
+	// Nodes: those of the columns, and, unless one column is traced, the
+	// anchors' ancestors and descendants.
+	nodeIDs := map[string]bool{}
+	for c := range include {
+		nodeIDs[c.Node] = true
+	}
+	if in.Column == "" {
+		for _, id := range anchors {
+			nodeIDs[id] = true
+			for _, dir := range []func(string) []string{cmp.Graph.Parents, cmp.Graph.Children} {
+				walkNodes(id, dir, func(n string) bool {
+					node, ok := cmp.Graph.Node(n)
+					if !ok || !cllNodeTypes[node.ResourceType] {
+						return false
+					}
+					nodeIDs[n] = true
+					return true
+				})
+			}
+		}
+	}
 	var changes map[string]cll.ChangeAnalysis
 	if in.ChangeAnalysis {
 		changes = map[string]cll.ChangeAnalysis{}
 		if base, err := s.ProjectLineage(ctx, true); err == nil {
-			for nid := range nodesOf(include) {
+			for nid := range nodeIDs {
 				b, okb := base.Models[nid]
 				c, okc := pl.Models[nid]
 				if okb && okc {
@@ -339,49 +576,45 @@ func getCLL(ctx context.Context, s *Session, in *GetCLLInput) (*CLLResult, error
 			}
 		}
 	}
-	cmp, _ := s.Comparison(ctx)
-	// Per-node lookups by lower-cased column name, built once per node: a
-	// scan per column made a wide model (40,000 columns) quadratic.
-	modelCols := map[string]map[string][]int{}
-	colTypes := map[string]map[string]string{}
-	statuses := map[string]map[string]string{}
-	for nc := range include {
-		node := res.Nodes[nc.Node]
-		if node == nil {
-			node = &CLLNode{ID: nc.Node, Columns: []string{}}
-			if n, ok := cmp.Graph.Node(nc.Node); ok {
-				node.Name, node.PackageName, node.ResourceType, node.SourceName = n.Name, n.PackageName, n.ResourceType, n.SourceName
-			}
-			if m, ok := pl.Models[nc.Node]; ok {
-				node.Opaque, node.OpaqueReason = m.Opaque, m.OpaqueReason
-			}
-			if st, ok := cmp.State[nc.Node]; ok && in.ChangeAnalysis {
+	for id := range nodeIDs {
+		node := &CLLNode{ID: id, Columns: map[string]*CLLColumn{}}
+		if n, ok := cmp.Graph.Node(id); ok {
+			node.Name, node.PackageName, node.ResourceType, node.SourceName = n.Name, n.PackageName, n.ResourceType, n.SourceName
+		}
+		if m, ok := pl.Models[id]; ok {
+			node.Opaque, node.OpaqueReason = m.Opaque, m.OpaqueReason
+		}
+		if in.ChangeAnalysis {
+			if st, ok := cmp.State[id]; ok {
 				node.ChangeStatus = st.ChangeStatus
 			}
-			if ca, ok := changes[nc.Node]; ok {
+			if ca, ok := changes[id]; ok {
 				node.ChangeCategory = ca.Category
 			}
-			res.Nodes[nc.Node] = node
+			impacted := cmp.Impacted[id]
+			node.Impacted = &impacted
 		}
-		colID := nc.Node + "_" + nc.Column
-		node.Columns = append(node.Columns, colID)
-		col := &CLLColumn{ID: colID, TableID: nc.Node, Name: nc.Column, TransformationType: "source", DependsOn: []cll.NodeColumn{}}
-		lower := strings.ToLower(nc.Column)
+		res.Nodes[id] = node
+	}
+	types := map[cll.NodeColumn]string{}
+	for id := range nodeIDs {
+		for _, c := range p.Current.Columns(id) {
+			types[lowerCol(cll.NodeColumn{Node: id, Column: c.Name})] = c.Type
+		}
+	}
+	colID := func(node, col string) string { return node + "_" + col }
+	// Lookups by lower-cased column name are built once per node: a scan per
+	// column made a wide model (40,000 columns) quadratic.
+	catalogNames := map[string]map[string]string{}
+	statuses := map[string]map[string]string{}
+	for key, nc := range include {
+		col := &CLLColumn{TableID: nc.Node, Name: nc.Column, TransformationType: string(cll.KindSource), DependsOn: []ColumnRef{}, Type: types[key]}
 		if m, ok := pl.Models[nc.Node]; ok {
-			byName, ok := modelCols[nc.Node]
-			if !ok {
-				byName = map[string][]int{}
-				for i, mc := range m.Columns {
-					k := strings.ToLower(mc.Name)
-					byName[k] = append(byName[k], i)
-				}
-				modelCols[nc.Node] = byName
-			}
-			for _, i := range byName[lower] {
-				mc := m.Columns[i]
-				col.TransformationType = string(mc.Kind)
+			if mc, ok := m.Column(nc.Column); ok {
+				col.Name = mc.Name
+				col.TransformationType, col.IsAggregate = transformationType(mc.Kind)
 				for _, d := range mc.Deps {
-					dep := cll.NodeColumn{Node: d.Node, Column: d.Column}
+					dep := ColumnRef{Node: d.Node, Column: d.Column}
 					if dep.Node == "" {
 						dep.Node = d.Relation
 					}
@@ -391,17 +624,18 @@ func getCLL(ctx context.Context, s *Session, in *GetCLLInput) (*CLLResult, error
 			if m.Opaque {
 				col.TransformationType = "unknown"
 			}
-		}
-		types, ok := colTypes[nc.Node]
-		if !ok {
-			types = map[string]string{}
-			for _, cc := range p.Current.Columns(nc.Node) {
-				types[strings.ToLower(cc.Name)] = cc.Type
+		} else {
+			names, ok := catalogNames[nc.Node]
+			if !ok {
+				names = map[string]string{}
+				for _, c := range p.Current.Columns(nc.Node) {
+					names[strings.ToLower(c.Name)] = c.Name
+				}
+				catalogNames[nc.Node] = names
 			}
-			colTypes[nc.Node] = types
-		}
-		if t, ok := types[lower]; ok {
-			col.Type = t
+			if name, ok := names[strings.ToLower(nc.Column)]; ok {
+				col.Name = name
+			}
 		}
 		if ca, ok := changes[nc.Node]; ok {
 			st, ok := statuses[nc.Node]
@@ -409,33 +643,84 @@ func getCLL(ctx context.Context, s *Session, in *GetCLLInput) (*CLLResult, error
 				st = columnStatuses(ca)
 				statuses[nc.Node] = st
 			}
-			col.ChangeStatus = st[lower]
+			col.ChangeStatus = st[strings.ToLower(col.Name)]
 		}
-		res.Columns[colID] = col
+		col.ID = colID(nc.Node, col.Name)
+		res.Columns[col.ID] = col
+		if node := res.Nodes[nc.Node]; node != nil {
+			node.Columns[col.Name] = col
+		}
 	}
-	for nid, node := range res.Nodes {
-		sort.Strings(node.Columns)
-		for _, par := range cmp.Graph.Parents(nid) {
+	link := func(child, parent string) {
+		res.ParentMap[child] = append(res.ParentMap[child], parent)
+		res.ChildMap[parent] = append(res.ChildMap[parent], child)
+	}
+	for id := range res.Nodes {
+		for _, par := range cmp.Graph.Parents(id) {
 			if _, ok := res.Nodes[par]; ok {
-				res.ParentMap[nid] = append(res.ParentMap[nid], par)
-				res.ChildMap[par] = append(res.ChildMap[par], nid)
+				link(id, par)
+			}
+		}
+	}
+	// The returned columns of each node by lower-cased name, for linking a
+	// dependency to every column it names (names may differ only in case).
+	returned := map[string]map[string][]string{}
+	for _, col := range res.Columns {
+		byName := returned[col.TableID]
+		if byName == nil {
+			byName = map[string][]string{}
+			returned[col.TableID] = byName
+		}
+		k := strings.ToLower(col.Name)
+		byName[k] = append(byName[k], col.Name)
+	}
+	for id, col := range res.Columns {
+		for _, d := range col.DependsOn {
+			if _, ok := include[lowerCol(cll.NodeColumn{Node: d.Node, Column: d.Column})]; ok {
+				for _, name := range returned[d.Node][strings.ToLower(d.Column)] {
+					link(id, colID(d.Node, name))
+				}
 			}
 		}
 	}
 	for _, m := range []map[string][]string{res.ParentMap, res.ChildMap} {
 		for k := range m {
 			sort.Strings(m[k])
+			m[k] = slices.Compact(m[k])
 		}
 	}
 	return res, nil
 }
 
-func nodesOf(cols map[cll.NodeColumn]bool) map[string]bool {
-	out := map[string]bool{}
-	for c := range cols {
-		out[c.Node] = true
+// transformationType maps a column kind to the peer's five transformation
+// types: an aggregate is derived (and flagged).
+func transformationType(k cll.Kind) (string, bool) {
+	switch k {
+	case cll.KindSource, cll.KindPassthrough, cll.KindRenamed, cll.KindDerived:
+		return string(k), false
+	case cll.KindAggregate:
+		return string(cll.KindDerived), true
 	}
-	return out
+	return "unknown", false
+}
+
+// walkNodes visits, breadth first, the nodes reachable from id through
+// next; visit returns false to stop at a node.
+func walkNodes(id string, next func(string) []string, visit func(string) bool) {
+	seen := map[string]bool{id: true}
+	queue := []string{id}
+	for len(queue) > 0 {
+		cur := queue[0]
+		queue = queue[1:]
+		for _, n := range next(cur) {
+			if !seen[n] {
+				seen[n] = true
+				if visit(n) {
+					queue = append(queue, n)
+				}
+			}
+		}
+	}
 }
 
 // columnStatuses maps a lower-cased column name to its change status

@@ -10,8 +10,6 @@ import (
 	"github.com/ripple-data/ripple/internal/diff"
 )
 
-const runBacked = " The result carries a run_id you can cite."
-
 // diffEnv gives the diff operations the project, the warehouse and the
 // selector; warehouse=false builds a metadata-only environment.
 func diffEnv(ctx context.Context, s *Session, warehouse bool) (diff.Env, error) {
@@ -21,8 +19,8 @@ func diffEnv(ctx context.Context, s *Session, warehouse bool) (diff.Env, error) 
 	}
 	env := diff.Env{
 		Project: p,
-		Select: func(sel, exclude string) ([]string, error) {
-			ids, _, err := selectIDs(ctx, s, SelectInput{Select: sel, Exclude: exclude})
+		Select: func(sel diff.Selection) ([]string, error) {
+			ids, _, err := selectIDs(ctx, s, SelectInput{Select: sel.Select, Exclude: sel.Exclude, Packages: sel.Packages, ViewMode: sel.ViewMode})
 			return ids, err
 		},
 		Progress: func(pr diff.Progress) { ReportProgress(ctx, pr.Percentage, 1, pr.Message) },
@@ -55,17 +53,14 @@ func addDiff[In, Out any](r *Registry, spec Spec, run func(context.Context, diff
 }
 
 func addDiffOps(r *Registry) {
-	addDiff(r, Spec{Name: "row_count_diff", RunBacked: true, Title: "Row count diff",
-		Description: "Count rows of models (tables, views, incremental models, snapshots) in base and current. Per model: base, current and per side " +
-			"a status (ok, not_in_manifest, unsupported_resource_type, unsupported_materialization, table_not_found, permission_denied) with a message. " +
-			"table_not_found usually means stale artifacts or a misconfigured environment: report it, do not read it as 0 rows. A missing table never fails the call. " +
-			"Name models with node_names/node_ids or a selector. " + SelectGrammar, Positional: "node_names"},
+	addDiff(r, Spec{Name: "row_count_diff", RunBacked: true, Title: "Row count diff", Positional: "node_names",
+		Description: "Row counts in base and current: {<model>: {base, curr, base_meta, curr_meta}, run_id}. A null count's *_meta.status says why: " +
+			"not_in_manifest, unsupported_resource_type, unsupported_materialization, permission_denied or table_not_found (stale " +
+			"artifacts or a misconfigured environment: report it, it is not 0 rows)."},
 		diff.RowCountDiff, renderRowCounts)
 	Add(r, Spec{Name: "schema_diff", Memoize: true, Title: "Schema diff", DiffTool: true,
-		Description: "Added, removed and type-changed columns per node, from the catalogs of both builds (no warehouse query). " +
-			"`changes` rows are (node_id, column, change_status, base_type, current_type). Empty changes mean 'no schema change' only when " +
-			"schema_coverage.status is complete; partial lists the nodes that could not be compared because one side has no column metadata " +
-			"(never evidence of removal). " + SelectGrammar},
+		Description: "Added, removed and type-changed columns from both catalogs, as a DataFrame with schema_coverage: no rows means no change " +
+			"only when it is complete (partial: unchecked_nodes lack column metadata, not evidence of removal)."},
 		func(ctx context.Context, s *Session, in *diff.SchemaDiffInput) (*diff.SchemaDiffResult, error) {
 			env, err := diffEnv(ctx, s, false)
 			if err != nil {
@@ -73,32 +68,30 @@ func addDiffOps(r *Registry) {
 			}
 			return diff.SchemaDiff(ctx, env, *in)
 		}, nil)
-	addDiff(r, Spec{Name: "query", RunBacked: true, Title: "Query",
-		Description: "Run read-only SQL in the current (or, with base=true, the base) environment. {{ ref('model') }} and {{ source('src','table') }} " +
-			"resolve to that environment's relations. Rows are capped at 2,000 with `more` and the total row count." + runBacked, Positional: "sql"},
+	addDiff(r, Spec{Name: "query", RunBacked: true, Title: "Query", Positional: "sql_template",
+		Description: "Run a read-only SELECT in current (base=true: in base); {{ ref() }} and {{ source() }} resolve per environment. " +
+			"A DataFrame capped at 2,000 rows."},
 		diff.Query, nil)
 	addDiff(r, Spec{Name: "query_diff", RunBacked: true, Title: "Query diff",
-		Description: "Run the same read-only SQL (or base_sql in base) in both environments. Without primary_keys both result sets are returned; " +
-			"with primary_keys the difference is computed in the warehouse: rows only in base, only in current, or changed, flagged in_a (base) / in_b (current), capped." + runBacked},
+		Description: "Run sql_template in both environments (base_sql_template in base): base and current DataFrames, or with primary_keys " +
+			"only the differing rows (diff, in_a/in_b) and a summary."},
 		diff.QueryDiff, nil)
 	addDiff(r, Spec{Name: "value_diff", RunBacked: true, Title: "Value diff",
-		Description: "Compare a model's rows by primary key in one pass in the warehouse: summary total/added/removed/changed rows and per column " +
-			"matched, matched_p, null_in_base_only, null_in_current_only and base/current means for numeric columns. The key is verified unique first." + runBacked},
+		Description: "Compare a model's rows by primary key (verified unique) in one warehouse pass: summary and per-column matched, matched_p."},
 		diff.ValueDiff, nil)
 	addDiff(r, Spec{Name: "profile_diff", RunBacked: true, Title: "Profile diff",
-		Description: "Profile a model's columns in both environments, one query per side: per column row_count, not_null_proportion, distinct_proportion, " +
-			"distinct_count, is_unique, min, max, avg and median (numeric), min/max (dates). Correct on empty tables." + runBacked},
+		Description: "Profile a model's columns in both environments: row_count, not_null_proportion, distinct_proportion, " +
+			"distinct_count, is_unique, min, max, avg, median."},
 		diff.ProfileDiff, nil)
 	addDiff(r, Spec{Name: "top_k_diff", Title: "Top-k diff",
-		Description: "The k most frequent values of a column (default 10) over both environments as one shared category list with base and current counts, " +
-			"plus valid (non-null) and total counts per side."},
+		Description: "The k (default 10) most frequent values of a column over both environments, with each side's counts, valids and total."},
 		diff.TopKDiff, nil)
 	addDiff(r, Spec{Name: "histogram_diff", Title: "Histogram diff",
-		Description: "Histograms of a numeric or date/time column in both environments on shared bin edges from the min/max of both sides (num_bins, default 50; " +
-			"dates use yearly/monthly/daily buckets by span). Unsupported types are a clear error."},
+		Description: "Histograms of a numeric or date column in both environments on shared bins (num_bins, default 50; dates by year, month or day)."},
 		diff.HistogramDiff, nil)
 	addDiff(r, Spec{Name: "value_diff_detail", Title: "Value diff detail",
-		Description: "The rows that differ between base and current by primary key, key columns first, with in_a (row in base) and in_b (row in current); capped (default 1,000)."},
+		Description: "The rows that differ by primary key, with in_a (in base) and in_b (in current); a changed row appears twice. " +
+			"Capped (limit, default 1,000)."},
 		diff.ValueDiffDetail, nil)
 }
 

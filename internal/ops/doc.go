@@ -34,16 +34,85 @@ func (r *Registry) MarkdownReference() string {
 		b.WriteString("**Parameters**\n\n")
 		writeProps(&b, op.InputSchema, true)
 		b.WriteString("\n**Result fields**\n\n")
-		writeProps(&b, op.OutputSchema, false)
+		writeResultFields(&b, op.OutputSchema)
 	}
 	return b.String()
 }
 
-func writeProps(b *strings.Builder, s *jsonschema.Schema, input bool) {
-	if s == nil || len(s.Properties) == 0 {
+// writeResultFields lists every result field, nested ones as dotted paths:
+// `a.b` for an object's field, `a[].b` for a list's items, `a.<key>.b` for
+// a map's values.
+func writeResultFields(b *strings.Builder, s *jsonschema.Schema) {
+	rows := resultFields(s, "", 0)
+	if len(rows) == 0 {
 		b.WriteString("(none)\n")
 		return
 	}
+	b.WriteString("| field | type | description |\n|---|---|---|\n")
+	for _, r := range rows {
+		fmt.Fprintf(b, "| `%s` | %s | %s |\n", r.path, typeName(r.schema), strings.ReplaceAll(r.schema.Description, "|", "\\|"))
+	}
+}
+
+type fieldRow struct {
+	path   string
+	schema *jsonschema.Schema
+}
+
+// maxFieldDepth bounds the nesting rendered (results are not recursive,
+// but a bound keeps a mistake from running away).
+const maxFieldDepth = 8
+
+// resultFields flattens the fields of s; a field's own row comes before its
+// nested fields. A map with a described value schema (row_count_diff's
+// models) lists the value as `<key>`.
+func resultFields(s *jsonschema.Schema, prefix string, depth int) []fieldRow {
+	if s == nil || depth > maxFieldDepth {
+		return nil
+	}
+	var rows []fieldRow
+	for _, n := range propertyNames(s) {
+		p := s.Properties[n]
+		if p == nil {
+			continue
+		}
+		path := prefix + n
+		rows = append(rows, fieldRow{path, p})
+		rows = append(rows, nestedFields(p, path, depth)...)
+	}
+	if ap := s.AdditionalProperties; ap != nil && ap.Description != "" && len(objectOf(ap).Properties) > 0 {
+		path := prefix + "<key>"
+		rows = append(rows, fieldRow{path, ap})
+		rows = append(rows, resultFields(objectOf(ap), path+".", depth+1)...)
+	}
+	return rows
+}
+
+// nestedFields lists the fields inside field p (at path).
+func nestedFields(p *jsonschema.Schema, path string, depth int) []fieldRow {
+	obj := objectOf(p)
+	switch {
+	case len(obj.Properties) > 0:
+		return resultFields(obj, path+".", depth+1)
+	case obj.Items != nil && len(objectOf(obj.Items).Properties) > 0:
+		return resultFields(objectOf(obj.Items), path+"[].", depth+1)
+	case obj.AdditionalProperties != nil && len(objectOf(obj.AdditionalProperties).Properties) > 0:
+		return resultFields(objectOf(obj.AdditionalProperties), path+".<key>.", depth+1)
+	}
+	return nil
+}
+
+// objectOf is the object schema inside a nullable anyOf, or s itself.
+func objectOf(s *jsonschema.Schema) *jsonschema.Schema {
+	for _, a := range s.AnyOf {
+		if a.Type == "object" || len(a.Properties) > 0 {
+			return a
+		}
+	}
+	return s
+}
+
+func propertyNames(s *jsonschema.Schema) []string {
 	names := s.PropertyOrder
 	if len(names) == 0 {
 		for n := range s.Properties {
@@ -51,6 +120,32 @@ func writeProps(b *strings.Builder, s *jsonschema.Schema, input bool) {
 		}
 		sort.Strings(names)
 	}
+	return names
+}
+
+// UndocumentedFields lists the input parameters and result fields of op
+// (nested ones included) that have no description.
+func UndocumentedFields(op *Op) []string {
+	var out []string
+	for _, n := range propertyNames(op.InputSchema) {
+		if p := op.InputSchema.Properties[n]; p != nil && strings.TrimSpace(p.Description) == "" {
+			out = append(out, "input "+n)
+		}
+	}
+	for _, r := range resultFields(op.OutputSchema, "", 0) {
+		if strings.TrimSpace(r.schema.Description) == "" {
+			out = append(out, "result "+r.path)
+		}
+	}
+	return out
+}
+
+func writeProps(b *strings.Builder, s *jsonschema.Schema, input bool) {
+	if s == nil || len(s.Properties) == 0 {
+		b.WriteString("(none)\n")
+		return
+	}
+	names := propertyNames(s)
 	required := map[string]bool{}
 	for _, r := range s.Required {
 		required[r] = true

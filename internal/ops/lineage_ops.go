@@ -10,23 +10,25 @@ import (
 	"github.com/ripple-data/ripple/internal/selector"
 )
 
-// SelectGrammar documents the selector parameters in every description that takes one.
-const SelectGrammar = "dbt node selection: space = union, comma = intersection, `name*` = prefix wildcard; " +
-	"`+x` ancestors, `x+` descendants, `2+x` / `x+1` with depth, `@x`; methods tag:, path:, file:, fqn:, package:, " +
-	"config.<key>:<value>, resource_type:, source:, exposure:, metric:, test_type:, test_name:, " +
-	"state:new|old|modified|unmodified and state:modified.body|configs|relation|persisted_descriptions|macros|contract."
+// SelectNote ends the description of every select parameter.
+const SelectNote = "SPACE = union (OR), COMMA = intersection (AND); name* = prefix."
+
+// SelectGrammar is the selector grammar, documented once (select_nodes).
+const SelectGrammar = "Grammar: space = union, comma = intersection, name* prefix, +x / x+ ancestors / descendants (2+x depth), @x; " +
+	"tag:, path:, file:, fqn:, package:, config.<k>:<v>, resource_type:, source:, exposure:, metric:, test_type:, test_name:, " +
+	"state:new|old|modified|unmodified, state:modified.body|configs|relation|persisted_descriptions|macros|contract."
 
 // SelectInput is the common selection input.
 type SelectInput struct {
-	Select   string   `json:"select,omitempty" jsonschema:"dbt selector (space = union, comma = intersection, name* = prefix wildcard)"`
-	Exclude  string   `json:"exclude,omitempty" jsonschema:"dbt selector of nodes to leave out"`
-	Packages []string `json:"packages,omitempty" jsonschema:"packages to select from (default: the root project's package)"`
-	ViewMode string   `json:"view_mode,omitempty" jsonschema:"all or changed_models (= 1+state:modified+)" enum:"all,changed_models"`
+	Select   string   `json:"select,omitempty" jsonschema:"dbt selector."`
+	Exclude  string   `json:"exclude,omitempty" jsonschema:"dbt selector to exclude"`
+	Packages []string `json:"packages,omitempty" jsonschema:"packages (default: the root project)"`
+	ViewMode string   `json:"view_mode,omitempty" enum:"all,changed_models" jsonschema:"changed_models: only 1+state:modified+"`
 }
 
 // SelectResult lists selected unique ids.
 type SelectResult struct {
-	Nodes []string `json:"nodes"`
+	Nodes []string `json:"nodes" jsonschema:"unique ids, sorted (tests only if selected by type)"`
 }
 
 // selectIDs runs the selector over the session's comparison.
@@ -51,12 +53,9 @@ func addLineageOps(r *Registry) {
 	Add(r, Spec{
 		Name: "lineage_diff", Memoize: true,
 		Title: "Lineage diff",
-		Description: "Compare the model graph of the base and current builds. Returns compact `nodes` " +
-			"(idx, id, name, resource_type, package_name, materialized, change_status added/removed/modified/null, " +
-			"modifications body/configs/relation/persisted_descriptions/macros/contract, impacted) and `edges` (from, to as node idx, parent → child). " +
-			"`impacted` is authoritative: true = modified or downstream of a modified node through ref. " +
-			"view_mode changed_models (default) returns modified nodes with their parents and descendants; all returns everything, " +
-			"capped at 300 nodes with changed/impacted first and `truncated: true`. Select: " + SelectGrammar,
+		Description: "Lineage diff of base and current: nodes and edges DataFrames. impacted is authoritative: modified or downstream through ref " +
+			"(false even when sharing sources). Mermaid graph LR fill/stroke: added #d4edda/#28a745, removed #f8d7da/#dc3545, " +
+			"modified #fff3cd/#ffc107, impacted #fff/#ffc107, others #fff/#d3d3d3.",
 		DiffTool: true,
 	}, func(ctx context.Context, s *Session, in *lineage.DiffInput) (*lineage.DiffResult, error) {
 		mode := in.ViewMode
@@ -73,7 +72,7 @@ func addLineageOps(r *Registry) {
 	Add(r, Spec{
 		Name: "select_nodes", Memoize: true,
 		Title:       "Select nodes",
-		Description: "Resolve a dbt selector against the union of both builds and return the sorted unique ids (tests only when selected by type). " + SelectGrammar,
+		Description: "Resolve a dbt selection over both builds (removed nodes included) to sorted unique ids. " + SelectGrammar,
 	}, func(ctx context.Context, s *Session, in *SelectInput) (*SelectResult, error) {
 		ids, _, err := selectIDs(ctx, s, *in)
 		if err != nil {
@@ -103,21 +102,21 @@ func renderLineageDiff(w io.Writer, out *lineage.DiffResult) error {
 		fmt.Fprintf(w, " — truncated from %d", out.TotalNodes)
 	}
 	fmt.Fprintln(w)
+	col := func(k string) int { return out.Nodes.Index(k) }
 	for _, row := range out.Nodes.Data {
 		status := "unchanged"
-		if row[6] != nil {
-			status = row[6].(string)
+		if st, ok := row[col("change_status")].(string); ok {
+			status = st
 		}
-		mods := row[7].([]string)
 		detail := ""
-		if len(mods) > 0 {
+		if mods, _ := row[col("modifications")].([]string); len(mods) > 0 {
 			detail = " (" + strings.Join(mods, ", ") + ")"
 		}
 		mark := " "
-		if row[8].(bool) {
+		if impacted, _ := row[col("impacted")].(bool); impacted {
 			mark = "*"
 		}
-		fmt.Fprintf(w, "%s %-10s %-14s %s%s\n", mark, status, row[3], row[1], detail)
+		fmt.Fprintf(w, "%s %-10s %-14s %s%s\n", mark, status, row[col("resource_type")], row[col("id")], detail)
 	}
 	fmt.Fprintln(w, "(* = impacted)")
 	return nil

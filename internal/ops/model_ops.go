@@ -10,41 +10,46 @@ import (
 
 // GetModelInput names a model.
 type GetModelInput struct {
-	ModelID string `json:"model_id" jsonschema:"unique id (e.g. model.jaffle_shop.customers) or model name"`
+	ModelID string `json:"model_id" jsonschema:"model unique id (or name)"`
 }
 
 // ModelColumn is a physical column with its tested constraints.
 type ModelColumn struct {
-	Name    string `json:"name"`
-	Type    string `json:"type"`
-	NotNull bool   `json:"not_null,omitempty"`
-	Unique  bool   `json:"unique,omitempty"`
+	Name    string `json:"name" jsonschema:"name"`
+	Type    string `json:"type" jsonschema:"data type"`
+	NotNull bool   `json:"not_null,omitempty" jsonschema:"has a not_null test"`
+	Unique  bool   `json:"unique,omitempty" jsonschema:"has a unique test"`
+}
+
+// PrimaryKeyDetail says where a primary key comes from.
+type PrimaryKeyDetail struct {
+	Columns  []string `json:"columns" jsonschema:"columns"`
+	Basis    string   `json:"basis" jsonschema:"declared (constraint, unique_key) or tested"`
+	Evidence string   `json:"evidence" jsonschema:"where it was read"`
 }
 
 // ModelSide is a model as one build knows it; empty when absent.
 type ModelSide struct {
-	UniqueID     string                  `json:"unique_id,omitempty"`
-	Columns      map[string]*ModelColumn `json:"columns,omitempty"`
-	ColumnOrder  []string                `json:"column_order,omitempty"`
-	PrimaryKey   string                  `json:"primary_key,omitempty"`
-	PrimaryKeys  *dbt.PrimaryKey         `json:"primary_key_detail,omitempty"`
-	Materialized string                  `json:"materialized,omitempty"`
-	RawCode      string                  `json:"raw_code,omitempty"`
+	UniqueID     string                  `json:"unique_id,omitempty" jsonschema:"unique id"`
+	Columns      map[string]*ModelColumn `json:"columns,omitempty" jsonschema:"columns by name"`
+	ColumnOrder  []string                `json:"column_order,omitempty" jsonschema:"names in table order"`
+	PrimaryKey   string                  `json:"primary_key,omitempty" jsonschema:"key column(s), comma-separated"`
+	PrimaryKeys  *PrimaryKeyDetail       `json:"primary_key_detail,omitempty" jsonschema:"key evidence"`
+	Materialized string                  `json:"materialized,omitempty" jsonschema:"materialization"`
+	RawCode      string                  `json:"raw_code,omitempty" jsonschema:"SQL as written"`
 }
 
 // GetModelResult is a model in both builds.
 type GetModelResult struct {
 	Model struct {
-		Base    ModelSide `json:"base"`
-		Current ModelSide `json:"current"`
-	} `json:"model"`
+		Base    ModelSide `json:"base" jsonschema:"{} when absent"`
+		Current ModelSide `json:"current" jsonschema:"{} when absent"`
+	} `json:"model" jsonschema:"base and current"`
 }
 
 func addModelOps(r *Registry) {
 	Add(r, Spec{Name: "get_model", Memoize: true, Title: "Get model", Positional: "model_id",
-		Description: "A model in base and current: columns (from the catalog, else the YAML) with not_null/unique flags from dbt tests, " +
-			"the primary key (declared constraint, incremental/snapshot unique_key, or a unique test; primary_key_detail says which), materialization and raw code. " +
-			"A side is {} when the model does not exist there."},
+		Description: "A model in base and current: columns (with not_null/unique tests), primary key, materialization and raw code; {} when absent."},
 		func(ctx context.Context, s *Session, in *GetModelInput) (*GetModelResult, error) {
 			if strings.TrimSpace(in.ModelID) == "" {
 				return nil, fmt.Errorf("model_id is required")
@@ -67,7 +72,8 @@ func addModelOps(r *Registry) {
 				*side.out = modelSide(side.env, n)
 			}
 			if len(missing) == 2 {
-				return nil, fmt.Errorf("model %q not found in either environment (use the full unique id, e.g. model.project.model_name): %w", in.ModelID, missing[1])
+				//lint:ignore ST1005 the peer's exact message, which agents match on
+				return nil, fmt.Errorf("Model '%s' not found in either environment. Use the full unique ID (e.g., 'model.project.model_name'): %w", in.ModelID, missing[1])
 			}
 			return res, nil
 		}, nil)
@@ -90,7 +96,7 @@ func modelSide(env *dbt.Env, n *dbt.Node) ModelSide {
 		out.ColumnOrder = append(out.ColumnOrder, c.Name)
 	}
 	if pk := env.Manifest.PrimaryKeyOf(n.UniqueID); pk != nil {
-		out.PrimaryKeys = pk
+		out.PrimaryKeys = &PrimaryKeyDetail{Columns: pk.Columns, Basis: string(pk.Basis), Evidence: pk.Evidence}
 		out.PrimaryKey = strings.Join(pk.Columns, ",")
 	}
 	return out

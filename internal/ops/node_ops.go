@@ -18,29 +18,29 @@ type GetNodeInput struct {
 
 // NodeColumnInfo is one output column with its inputs.
 type NodeColumnInfo struct {
-	Name           string             `json:"name"`
-	Type           string             `json:"type,omitempty"`
-	Description    string             `json:"description,omitempty"`
-	Transformation string             `json:"transformation,omitempty"`
-	Inputs         []static.ColumnRef `json:"inputs"`
-	Confidence     string             `json:"confidence,omitempty"`
+	Name           string             `json:"name" jsonschema:"column name"`
+	Type           string             `json:"type,omitempty" jsonschema:"data type from the catalog"`
+	Description    string             `json:"description,omitempty" jsonschema:"column description"`
+	Transformation string             `json:"transformation,omitempty" jsonschema:"identity, transformation or aggregation"`
+	Inputs         []static.ColumnRef `json:"inputs" jsonschema:"upstream columns it is computed from"`
+	Confidence     string             `json:"confidence,omitempty" jsonschema:"weakest edge: exact, inferred or unknown"`
 }
 
 // GetNodeResult is one node with its column-level inputs.
 type GetNodeResult struct {
-	UniqueID     string            `json:"unique_id"`
-	Name         string            `json:"name"`
-	ResourceType string            `json:"resource_type"`
-	Materialized string            `json:"materialized,omitempty"`
-	Relation     string            `json:"relation,omitempty"`
-	Description  string            `json:"description,omitempty"`
-	Parents      []string          `json:"parents"`
-	Children     []string          `json:"children"`
-	Columns      []NodeColumnInfo  `json:"columns"`
-	RowInputs    []static.RowInput `json:"row_inputs"`
-	Opaque       bool              `json:"opaque"`
-	OpaqueReason string            `json:"opaque_reason,omitempty"`
-	Diagnostics  []string          `json:"diagnostics"`
+	UniqueID     string            `json:"unique_id" jsonschema:"unique id"`
+	Name         string            `json:"name" jsonschema:"node name"`
+	ResourceType string            `json:"resource_type" jsonschema:"model, seed, snapshot, source, ..."`
+	Materialized string            `json:"materialized,omitempty" jsonschema:"materialization"`
+	Relation     string            `json:"relation,omitempty" jsonschema:"database relation"`
+	Description  string            `json:"description,omitempty" jsonschema:"node description"`
+	Parents      []string          `json:"parents" jsonschema:"parent unique ids"`
+	Children     []string          `json:"children" jsonschema:"child unique ids"`
+	Columns      []NodeColumnInfo  `json:"columns" jsonschema:"output columns with their inputs"`
+	RowInputs    []static.RowInput `json:"row_inputs" jsonschema:"columns that shape the rows"`
+	Opaque       bool              `json:"opaque" jsonschema:"its column lineage is unknown"`
+	OpaqueReason string            `json:"opaque_reason,omitempty" jsonschema:"why"`
+	Diagnostics  []string          `json:"diagnostics" jsonschema:"what limited the analysis"`
 }
 
 // LineageInput focuses the lineage graph.
@@ -54,16 +54,16 @@ type LineageInput struct {
 
 // LineageEdge is one edge of the lineage graph.
 type LineageEdge struct {
-	From string `json:"from"`
-	To   string `json:"to"`
+	From string `json:"from" jsonschema:"upstream node (or node.column)"`
+	To   string `json:"to" jsonschema:"downstream node (or node.column)"`
 }
 
 // LineageResult is the connected part of the graph around the focus.
 type LineageResult struct {
-	Nodes     []string      `json:"nodes"`
-	Edges     []LineageEdge `json:"edges"`
-	Truncated bool          `json:"truncated"`
-	Mermaid   string        `json:"mermaid,omitempty"`
+	Nodes     []string      `json:"nodes" jsonschema:"nodes (or node.column) reached, sorted"`
+	Edges     []LineageEdge `json:"edges" jsonschema:"edges between them"`
+	Truncated bool          `json:"truncated" jsonschema:"true when cut at 300 nodes"`
+	Mermaid   string        `json:"mermaid,omitempty" jsonschema:"the graph as Mermaid, with format mermaid"`
 }
 
 // OpaqueInput has no parameters.
@@ -71,16 +71,16 @@ type OpaqueInput struct{}
 
 // OpaqueModel is a model whose column lineage is unknown.
 type OpaqueModel struct {
-	Node   string   `json:"node"`
-	Reason string   `json:"reason"`
-	Reads  []string `json:"reads"`
+	Node   string   `json:"node" jsonschema:"unique id"`
+	Reason string   `json:"reason" jsonschema:"why its column lineage is unknown"`
+	Reads  []string `json:"reads" jsonschema:"relations it reads"`
 }
 
 // OpaqueResult lists opaque models.
 type OpaqueResult struct {
-	Models []OpaqueModel `json:"models"`
-	Total  int           `json:"total"`
-	Share  float64       `json:"share_of_models"`
+	Models []OpaqueModel `json:"models" jsonschema:"opaque models, sorted"`
+	Total  int           `json:"total" jsonschema:"opaque models"`
+	Share  float64       `json:"share_of_models" jsonschema:"opaque / analyzed models"`
 }
 
 const maxLineageNodes = 300

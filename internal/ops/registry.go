@@ -12,11 +12,13 @@ import (
 	"io"
 	"reflect"
 	"runtime/debug"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/ripple-data/ripple/internal/checks"
 	"github.com/ripple-data/ripple/internal/dbt"
 	"github.com/ripple-data/ripple/internal/diff"
 )
@@ -59,9 +61,40 @@ type Op struct {
 	InputSchema  *jsonschema.Schema
 	OutputSchema *jsonschema.Schema
 	inputType    reflect.Type
-	resolved     *jsonschema.Resolved
-	run          func(ctx context.Context, s *Session, in any) (any, error)
-	text         func(w io.Writer, out any) error
+	outputType   reflect.Type
+	resolved     *jsonschema.Resolved // the schema Decode validates against
+	resolvedOut  *jsonschema.Resolved
+	// requiredAliases maps a required parameter to its deprecated aliases.
+	requiredAliases map[string][]string
+	run             func(ctx context.Context, s *Session, in any) (any, error)
+	text            func(w io.Writer, out any) error
+}
+
+// Normalizer is implemented by inputs that accept deprecated parameter
+// names. A deprecated name stays an optional field whose jsonschema
+// description starts with "Deprecated: use <new>." (Add marks its schema
+// property deprecated); Decode calls Normalize after unmarshalling, which
+// folds the alias into the canonical field (see alias.Fold) and fails when
+// both are set and differ, so operations only read canonical fields.
+type Normalizer interface{ Normalize() error }
+
+// Verdict is implemented by results that can back a saved check: Mismatch
+// is the CI verdict, true when base and current differ. A result type that
+// cannot say (or a result it cannot judge) returns an error, which CI
+// reports as a failure, never as a pass. The check types are exactly the
+// operations whose result implements Verdict.
+type Verdict interface{ Mismatch() (bool, error) }
+
+// deprecatedPrefix starts the description of a deprecated input field.
+const deprecatedPrefix = "Deprecated:"
+
+// OutputType is the Go type of the operation's result struct.
+func (o *Op) OutputType() reflect.Type { return o.outputType }
+
+// Checkable reports whether the operation can back a saved check (its
+// result implements Verdict).
+func (o *Op) Checkable() bool {
+	return o.outputType.Implements(reflect.TypeFor[Verdict]())
 }
 
 // CLIName is the kebab-case command name.
@@ -99,9 +132,11 @@ func schemaOptions() *jsonschema.ForOptions {
 		TypeSchemas: map[reflect.Type]*jsonschema.Schema{
 			reflect.TypeFor[json.RawMessage](): {},
 			// A key is one column name or a list of them.
-			reflect.TypeFor[diff.Keys](): {AnyOf: []*jsonschema.Schema{
+			reflect.TypeFor[diff.Keys](): {OneOf: []*jsonschema.Schema{
 				{Type: "string"}, {Type: "array", Items: &jsonschema.Schema{Type: "string"}},
 			}},
+			reflect.TypeFor[checks.Run]():              checks.RunSchema(),
+			reflect.TypeFor[diff.RowCountDiffResult](): (*diff.RowCountDiffResult)(nil).JSONSchema(),
 		},
 	}
 }
@@ -120,20 +155,49 @@ func Add[In, Out any](r *Registry, spec Spec, run func(ctx context.Context, s *S
 	// Unknown arguments are rejected: a misspelt parameter must not be
 	// silently ignored by an agent.
 	in.AdditionalProperties = &jsonschema.Schema{Not: &jsonschema.Schema{}}
+	annotateInput(in, reflect.TypeFor[In]())
+	nonNullLists(in)
 	out, err := jsonschema.For[Out](opts)
 	if err != nil {
 		panic(fmt.Sprintf("ops: output schema of %s: %v", spec.Name, err))
 	}
-	resolved, err := in.Resolve(nil)
-	if err != nil {
+	nonNullLists(out)
+	op := &Op{
+		Spec: spec, InputSchema: in, OutputSchema: out,
+		inputType: reflect.TypeFor[In](), outputType: reflect.TypeFor[*Out](),
+		run: func(ctx context.Context, s *Session, v any) (any, error) {
+			res, err := run(ctx, s, v.(*In))
+			if err == nil && res != nil {
+				fillLists(reflect.ValueOf(res))
+			}
+			return res, err
+		},
+	}
+	// A required parameter with a deprecated alias is satisfied by either
+	// name: the published schema keeps the canonical name required, the
+	// schema Decode validates against does not, and Decode checks that one
+	// of the two is present.
+	validation := in
+	for old, p := range in.Properties {
+		canonical := aliasTarget(p)
+		if canonical == "" || !slices.Contains(in.Required, canonical) {
+			continue
+		}
+		if validation == in {
+			validation = in.CloneSchemas()
+		}
+		// DeleteFunc works in place: clone, as CloneSchemas shares slices.
+		validation.Required = slices.DeleteFunc(slices.Clone(validation.Required), func(n string) bool { return n == canonical })
+		if op.requiredAliases == nil {
+			op.requiredAliases = map[string][]string{}
+		}
+		op.requiredAliases[canonical] = append(op.requiredAliases[canonical], old)
+	}
+	if op.resolved, err = validation.Resolve(nil); err != nil {
 		panic(fmt.Sprintf("ops: resolving input schema of %s: %v", spec.Name, err))
 	}
-	op := &Op{
-		Spec: spec, InputSchema: in, OutputSchema: out, resolved: resolved,
-		inputType: reflect.TypeFor[In](),
-		run: func(ctx context.Context, s *Session, v any) (any, error) {
-			return run(ctx, s, v.(*In))
-		},
+	if op.resolvedOut, err = out.Resolve(nil); err != nil {
+		panic(fmt.Sprintf("ops: resolving output schema of %s: %v", spec.Name, err))
 	}
 	if text != nil {
 		op.text = func(w io.Writer, v any) error { return text(w, v.(*Out)) }
@@ -142,14 +206,108 @@ func Add[In, Out any](r *Registry, spec Spec, run func(ctx context.Context, s *S
 	r.byName[spec.Name] = op
 }
 
+// nonNullLists makes every list of a schema non-nullable: results never
+// carry null for a list (fillLists), so agents need not test for it, and a
+// list parameter is a list or absent.
+func nonNullLists(s *jsonschema.Schema) {
+	if s == nil {
+		return
+	}
+	if len(s.Types) == 2 && s.Types[0] == "null" && s.Types[1] == "array" {
+		s.Type, s.Types = "array", nil
+	}
+	for _, p := range s.Properties {
+		nonNullLists(p)
+	}
+	nonNullLists(s.Items)
+	nonNullLists(s.AdditionalProperties)
+	for _, l := range [][]*jsonschema.Schema{s.AnyOf, s.OneOf, s.AllOf} {
+		for _, sub := range l {
+			nonNullLists(sub)
+		}
+	}
+}
+
+// fillLists replaces, in place, the nil slices of a freshly built result
+// with empty ones, so that its JSON has [] where the schema says list.
+// Byte slices (json.RawMessage) are left alone.
+func fillLists(v reflect.Value) {
+	switch v.Kind() {
+	case reflect.Pointer, reflect.Interface:
+		if !v.IsNil() {
+			fillLists(v.Elem())
+		}
+	case reflect.Struct:
+		for i := 0; i < v.NumField(); i++ {
+			if f := v.Field(i); f.CanSet() || f.Kind() == reflect.Pointer || f.Kind() == reflect.Interface {
+				if v.Type().Field(i).IsExported() {
+					fillLists(f)
+				}
+			}
+		}
+	case reflect.Slice:
+		if v.Type().Elem().Kind() == reflect.Uint8 {
+			return
+		}
+		if v.IsNil() {
+			if v.CanSet() {
+				v.Set(reflect.MakeSlice(v.Type(), 0, 0))
+			}
+			return
+		}
+		if k := v.Type().Elem().Kind(); k == reflect.Struct || k == reflect.Pointer || k == reflect.Slice || k == reflect.Interface || k == reflect.Map {
+			for i := 0; i < v.Len(); i++ {
+				fillLists(v.Index(i))
+			}
+		}
+	case reflect.Map:
+		if k := v.Type().Elem().Kind(); k == reflect.Pointer || k == reflect.Interface {
+			for _, key := range v.MapKeys() {
+				fillLists(v.MapIndex(key))
+			}
+		} else if k == reflect.Slice {
+			for _, key := range v.MapKeys() {
+				if e := v.MapIndex(key); e.IsNil() && e.Type().Elem().Kind() != reflect.Uint8 {
+					v.SetMapIndex(key, reflect.MakeSlice(e.Type(), 0, 0))
+				}
+			}
+		}
+	}
+}
+
+// aliasTarget is the canonical name a deprecated property points to
+// ("Deprecated: use sql_template." → sql_template), or "".
+func aliasTarget(p *jsonschema.Schema) string {
+	if p == nil || !p.Deprecated {
+		return ""
+	}
+	rest, ok := strings.CutPrefix(p.Description, deprecatedPrefix+" use ")
+	if !ok {
+		return ""
+	}
+	name, _, _ := strings.Cut(rest, ".")
+	return strings.TrimSpace(name)
+}
+
 // InputError is an argument that does not match the operation's input schema.
 type InputError struct{ Err error }
 
 func (e *InputError) Error() string { return "Input validation error: " + e.Err.Error() }
 func (e *InputError) Unwrap() error { return e.Err }
 
+// paramError is one parameter at fault, so callers can point at it (the
+// line of a ripple.yml preset); msg says what is wrong with it.
+type paramError struct {
+	param, msg string
+	err        error
+}
+
+func (e *paramError) Error() string { return e.err.Error() }
+func (e *paramError) Unwrap() error { return e.err }
+
 // Decode validates raw JSON arguments against the input schema and decodes
-// them. Validation is strict: a string "false" for a boolean is rejected.
+// them. Validation is strict: a string "false" for a boolean is rejected,
+// and an unknown parameter is named with the closest known ones.
 func (o *Op) Decode(raw json.RawMessage) (any, error) {
 	if len(bytes.TrimSpace(raw)) == 0 || string(bytes.TrimSpace(raw)) == "null" {
 		raw = json.RawMessage("{}")
@@ -158,17 +316,128 @@ func (o *Op) Decode(raw json.RawMessage) (any, error) {
 	if err := json.Unmarshal(raw, &generic); err != nil {
 		return nil, &InputError{fmt.Errorf("arguments are not valid JSON: %w", err)}
 	}
-	if _, ok := generic.(map[string]any); !ok {
+	obj, ok := generic.(map[string]any)
+	if !ok {
 		return nil, &InputError{fmt.Errorf("arguments must be a JSON object")}
 	}
-	if err := o.resolved.Validate(generic); err != nil {
+	if err := o.checkNames(obj); err != nil {
 		return nil, &InputError{err}
+	}
+	if err := o.resolved.Validate(generic); err != nil {
+		return nil, &InputError{o.locate(obj, err)}
 	}
 	v := reflect.New(o.inputType).Interface()
 	if err := json.Unmarshal(raw, v); err != nil {
 		return nil, &InputError{err}
 	}
+	if n, ok := v.(Normalizer); ok {
+		if err := n.Normalize(); err != nil {
+			return nil, &InputError{err}
+		}
+	}
 	return v, nil
+}
+
+// checkNames rejects unknown parameters (with the closest known names)
+// and a missing required parameter that has a deprecated alias.
+func (o *Op) checkNames(obj map[string]any) error {
+	var known []string // suggestions: the current names only
+	for n, p := range o.InputSchema.Properties {
+		if !p.Deprecated {
+			known = append(known, n)
+		}
+	}
+	sort.Strings(known)
+	var given []string
+	for n := range obj {
+		given = append(given, n)
+	}
+	sort.Strings(given)
+	for _, n := range given {
+		if _, ok := o.InputSchema.Properties[n]; !ok {
+			err := fmt.Errorf("unknown parameter %q of %s%s", n, o.Name, dbt.SuggestSuffix(n, known))
+			return &paramError{n, "is not a parameter of " + o.Name + dbt.SuggestSuffix(n, known), err}
+		}
+	}
+	for canonical, olds := range o.requiredAliases {
+		if _, ok := obj[canonical]; ok {
+			continue
+		}
+		if !slices.ContainsFunc(olds, func(old string) bool { _, ok := obj[old]; return ok }) {
+			return &paramError{canonical, "is required", fmt.Errorf("missing required parameter %q", canonical)}
+		}
+	}
+	return nil
+}
+
+// locate names the parameter a schema violation is about: the first
+// given parameter that fails its own schema, or a missing required one.
+func (o *Op) locate(obj map[string]any, err error) error {
+	for _, n := range o.InputSchema.Required {
+		if _, ok := obj[n]; !ok {
+			if _, aliased := o.requiredAliases[n]; !aliased {
+				return &paramError{n, "is required", err}
+			}
+		}
+	}
+	names := make([]string, 0, len(obj))
+	for n := range obj {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		r, rerr := o.InputSchema.Properties[n].Resolve(nil)
+		if rerr == nil {
+			if verr := r.Validate(obj[n]); verr != nil {
+				return &paramError{n, "is invalid: " + strings.TrimPrefix(verr.Error(), "validating root: "), err}
+			}
+		}
+	}
+	return err
+}
+
+// ValidateOutput checks a result (as JSON) against the operation's output
+// schema, e.g. a stored run result before it is judged.
+func (o *Op) ValidateOutput(raw json.RawMessage) error {
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return fmt.Errorf("%s result is not valid JSON: %w", o.Name, err)
+	}
+	if err := o.resolvedOut.Validate(v); err != nil {
+		return fmt.Errorf("%s result does not match its schema: %w", o.Name, err)
+	}
+	return nil
+}
+
+// annotateInput adds what struct tags say beyond descriptions: a `type`
+// tag sets the JSON type, an `enum` tag ("a,b") lists the allowed values, a description starting with
+// "Deprecated:" marks the property deprecated, and every select parameter
+// ends with the selector grammar note.
+func annotateInput(s *jsonschema.Schema, t reflect.Type) {
+	if t.Kind() != reflect.Struct {
+		return
+	}
+	for _, f := range reflect.VisibleFields(t) {
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		p := s.Properties[name]
+		if name == "" || name == "-" || p == nil {
+			continue
+		}
+		if t := f.Tag.Get("type"); t != "" {
+			p.Type = t // e.g. an object given as raw JSON
+		}
+		if e := f.Tag.Get("enum"); e != "" {
+			for _, v := range strings.Split(e, ",") {
+				p.Enum = append(p.Enum, v)
+			}
+		}
+		if strings.HasPrefix(p.Description, deprecatedPrefix) {
+			p.Deprecated = true
+		}
+		if name == "select" && !strings.Contains(p.Description, SelectNote) {
+			p.Description = strings.TrimSpace(p.Description + " " + SelectNote)
+		}
+	}
 }
 
 // PanicError is a panic inside an operation, turned into an error so that a

@@ -6,6 +6,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"strings"
 
 	"github.com/ripple-data/ripple/internal/checks"
 	"github.com/ripple-data/ripple/internal/impact"
@@ -13,7 +14,7 @@ import (
 
 // SummaryResult is the Markdown PR comment.
 type SummaryResult struct {
-	Markdown string `json:"markdown" jsonschema:"the pull-request comment in GitHub Markdown: artifact metadata, the Mermaid lineage of the reported models, the impact table and the saved checks"`
+	Markdown string `json:"markdown" jsonschema:"the PR comment as Markdown, with a Mermaid lineage block"`
 }
 
 func addSummaryOps(r *Registry) {
@@ -56,7 +57,8 @@ func SummaryMarkdown(ctx context.Context, s *Session, in impact.Input) (string, 
 }
 
 func summaryCheck(c checks.CheckInfo) impact.SummaryCheck {
-	status := string(c.LastRunStatus)
+	// The summary words statuses in lower case ("failed").
+	status := strings.ToLower(string(c.LastRunStatus))
 	if status == "" {
 		status = "never run"
 	}

@@ -33,28 +33,28 @@ type FindDataInput struct {
 
 // FoundColumn is a column that matched the query.
 type FoundColumn struct {
-	Name        string `json:"name"`
-	Type        string `json:"type,omitempty"`
-	Description string `json:"description,omitempty"`
+	Name        string `json:"name" jsonschema:"column name"`
+	Type        string `json:"type,omitempty" jsonschema:"data type"`
+	Description string `json:"description,omitempty" jsonschema:"column description"`
 }
 
 // FoundTable is a table that matched, with its grain.
 type FoundTable struct {
-	Name         string        `json:"name"`
-	UniqueID     string        `json:"unique_id"`
-	ResourceType string        `json:"resource_type"`
-	Description  string        `json:"description,omitempty"`
-	Grain        string        `json:"grain"`
-	Score        int           `json:"score"`
-	TermsMatched int           `json:"terms_matched"`
-	Columns      []FoundColumn `json:"columns,omitempty"`
+	Name         string        `json:"name" jsonschema:"table name"`
+	UniqueID     string        `json:"unique_id" jsonschema:"unique id"`
+	ResourceType string        `json:"resource_type" jsonschema:"model, seed, snapshot or source"`
+	Description  string        `json:"description,omitempty" jsonschema:"table description"`
+	Grain        string        `json:"grain" jsonschema:"one row per what, from declared or tested keys; else unknown grain"`
+	Score        int           `json:"score" jsonschema:"relevance (higher is better)"`
+	TermsMatched int           `json:"terms_matched" jsonschema:"query terms found"`
+	Columns      []FoundColumn `json:"columns,omitempty" jsonschema:"the matching columns"`
 }
 
 // FindDataResult lists tables by relevance.
 type FindDataResult struct {
-	Tables []FoundTable `json:"tables"`
-	Total  int          `json:"total"`
-	Hint   string       `json:"hint"`
+	Tables []FoundTable `json:"tables" jsonschema:"matching tables, best first"`
+	Total  int          `json:"total" jsonschema:"tables that matched"`
+	Hint   string       `json:"hint" jsonschema:"how to go on"`
 }
 
 // FindData finds tables and columns by meaning: a name match counts 3, a
@@ -239,44 +239,44 @@ type DescribeEntityInput struct {
 
 // DescribedColumn is a typed column with key and null flags.
 type DescribedColumn struct {
-	Name        string `json:"name"`
-	Type        string `json:"type,omitempty"`
-	Description string `json:"description,omitempty"`
-	PrimaryKey  bool   `json:"primary_key,omitempty"`
+	Name        string `json:"name" jsonschema:"column name"`
+	Type        string `json:"type,omitempty" jsonschema:"data type"`
+	Description string `json:"description,omitempty" jsonschema:"column description"`
+	PrimaryKey  bool   `json:"primary_key,omitempty" jsonschema:"part of the primary key"`
 	// References is "entity.column" when the column is a foreign key.
-	References []string `json:"references,omitempty"`
-	NotNull    bool     `json:"not_null,omitempty"`
-	Unique     bool     `json:"unique,omitempty"`
-	Tests      []string `json:"tests,omitempty"`
+	References []string `json:"references,omitempty" jsonschema:"entity.column it references"`
+	NotNull    bool     `json:"not_null,omitempty" jsonschema:"declared or tested not null"`
+	Unique     bool     `json:"unique,omitempty" jsonschema:"declared or tested unique"`
+	Tests      []string `json:"tests,omitempty" jsonschema:"dbt tests on the column"`
 }
 
 // JoinInfo is a join to or from the described entity.
 type JoinInfo struct {
-	Entity string `json:"entity"`
-	On     string `json:"on"`
+	Entity string `json:"entity" jsonschema:"the other entity"`
+	On     string `json:"on" jsonschema:"join condition"`
 	// Cardinality is from the described entity to the other one:
 	// many_to_one, one_to_many, one_to_one or unknown.
-	Cardinality string     `json:"cardinality"`
-	Basis       string     `json:"basis"`
-	Evidence    []Evidence `json:"evidence"`
+	Cardinality string     `json:"cardinality" jsonschema:"from this entity to the other: many_to_one, one_to_many, one_to_one or unknown"`
+	Basis       string     `json:"basis" jsonschema:"declared, tested, joined or inferred"`
+	Evidence    []Evidence `json:"evidence" jsonschema:"the facts behind it"`
 }
 
 // DescribeEntityResult explains a table.
 type DescribeEntityResult struct {
-	Name         string            `json:"name"`
-	UniqueID     string            `json:"unique_id"`
-	ResourceType string            `json:"resource_type"`
-	Relation     string            `json:"relation,omitempty"`
-	Materialized string            `json:"materialized,omitempty"`
-	Description  string            `json:"description,omitempty"`
-	Grain        string            `json:"grain"`
-	PrimaryKey   *Key              `json:"primary_key,omitempty"`
-	UniqueKeys   []Key             `json:"unique_keys,omitempty"`
-	Columns      []DescribedColumn `json:"columns"`
-	References   []JoinInfo        `json:"references"`
-	ReferencedBy []JoinInfo        `json:"referenced_by"`
-	StarterQuery string            `json:"starter_query"`
-	Notes        []string          `json:"notes,omitempty"`
+	Name         string            `json:"name" jsonschema:"entity name"`
+	UniqueID     string            `json:"unique_id" jsonschema:"unique id"`
+	ResourceType string            `json:"resource_type" jsonschema:"model, seed, snapshot or source"`
+	Relation     string            `json:"relation,omitempty" jsonschema:"database relation"`
+	Materialized string            `json:"materialized,omitempty" jsonschema:"materialization"`
+	Description  string            `json:"description,omitempty" jsonschema:"entity description"`
+	Grain        string            `json:"grain" jsonschema:"one row per what; unknown without a trusted key"`
+	PrimaryKey   *Key              `json:"primary_key,omitempty" jsonschema:"the primary key with its evidence"`
+	UniqueKeys   []Key             `json:"unique_keys,omitempty" jsonschema:"other unique keys"`
+	Columns      []DescribedColumn `json:"columns" jsonschema:"typed columns with key and test flags"`
+	References   []JoinInfo        `json:"references" jsonschema:"entities it joins to (it holds the foreign key)"`
+	ReferencedBy []JoinInfo        `json:"referenced_by" jsonschema:"entities joining to it"`
+	StarterQuery string            `json:"starter_query" jsonschema:"a first query in {{ ref() }} form"`
+	Notes        []string          `json:"notes,omitempty" jsonschema:"caveats"`
 }
 
 // DescribeEntity explains a table: grain, typed columns with key and

@@ -17,32 +17,32 @@ type ERDInput struct {
 
 // ERDColumn is one column of an ERD entity.
 type ERDColumn struct {
-	Name       string `json:"name"`
-	Type       string `json:"type,omitempty"`
-	PrimaryKey bool   `json:"primary_key,omitempty"`
-	ForeignKey bool   `json:"foreign_key,omitempty"`
-	NotNull    bool   `json:"not_null,omitempty"`
+	Name       string `json:"name" jsonschema:"column name"`
+	Type       string `json:"type,omitempty" jsonschema:"data type"`
+	PrimaryKey bool   `json:"primary_key,omitempty" jsonschema:"part of the primary key"`
+	ForeignKey bool   `json:"foreign_key,omitempty" jsonschema:"references another entity"`
+	NotNull    bool   `json:"not_null,omitempty" jsonschema:"declared or tested not null"`
 }
 
 // ERDEntity is a model, seed, snapshot or source with its keys.
 type ERDEntity struct {
-	Name         string      `json:"name"`
-	UniqueID     string      `json:"unique_id"`
-	ResourceType string      `json:"resource_type"`
-	PrimaryKey   *Key        `json:"primary_key,omitempty"`
-	UniqueKeys   []Key       `json:"unique_keys,omitempty"`
-	Columns      []ERDColumn `json:"columns"`
+	Name         string      `json:"name" jsonschema:"entity name"`
+	UniqueID     string      `json:"unique_id" jsonschema:"unique id"`
+	ResourceType string      `json:"resource_type" jsonschema:"model, seed, snapshot or source"`
+	PrimaryKey   *Key        `json:"primary_key,omitempty" jsonschema:"the primary key"`
+	UniqueKeys   []Key       `json:"unique_keys,omitempty" jsonschema:"other unique keys"`
+	Columns      []ERDColumn `json:"columns" jsonschema:"columns"`
 }
 
 // ERDResult is the entity-relationship diagram.
 type ERDResult struct {
-	Entities      []ERDEntity    `json:"entities"`
-	Relationships []Relationship `json:"relationships"`
+	Entities      []ERDEntity    `json:"entities" jsonschema:"entities with their keys"`
+	Relationships []Relationship `json:"relationships" jsonschema:"relationships between entities"`
 	// JoinEvidence is true when column lineage supplied joins from model SQL.
-	JoinEvidence bool     `json:"join_evidence"`
-	Diagnostics  []string `json:"diagnostics,omitempty"`
-	Format       string   `json:"format"`
-	Diagram      string   `json:"diagram,omitempty"`
+	JoinEvidence bool     `json:"join_evidence" jsonschema:"true when column lineage supplied joins from model SQL"`
+	Diagnostics  []string `json:"diagnostics,omitempty" jsonschema:"what limited the diagram"`
+	Format       string   `json:"format" jsonschema:"json, mermaid or dot"`
+	Diagram      string   `json:"diagram,omitempty" jsonschema:"the diagram text for mermaid or dot"`
 }
 
 // relationships returns the relationships in force: trusted and joined, plus

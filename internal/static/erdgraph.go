@@ -40,41 +40,41 @@ func basisRank(b string) int {
 
 // Evidence is one artifact fact behind a key or relationship.
 type Evidence struct {
-	Basis string `json:"basis"`
+	Basis string `json:"basis" jsonschema:"declared, tested, joined or inferred"`
 	// Kind is constraint, unique_key, test, join or naming.
-	Kind string `json:"kind"`
+	Kind string `json:"kind" jsonschema:"constraint, unique_key, test, join or naming"`
 	// Source is the unique id of the test, constraint owner or joining model.
-	Source string `json:"source"`
-	Detail string `json:"detail,omitempty"`
+	Source string `json:"source" jsonschema:"unique id of the test, constraint owner or joining model"`
+	Detail string `json:"detail,omitempty" jsonschema:"what was found"`
 }
 
 // Key is a primary or unique key of an entity.
 type Key struct {
-	Columns []string `json:"columns"`
-	Basis   string   `json:"basis"`
+	Columns []string `json:"columns" jsonschema:"key columns"`
+	Basis   string   `json:"basis" jsonschema:"declared, tested or inferred"`
 	// NotNull is true when every key column is declared or tested not null.
-	NotNull  bool       `json:"not_null"`
-	Note     string     `json:"note,omitempty"`
-	Evidence []Evidence `json:"evidence"`
+	NotNull  bool       `json:"not_null" jsonschema:"every key column is declared or tested not null"`
+	Note     string     `json:"note,omitempty" jsonschema:"caveat"`
+	Evidence []Evidence `json:"evidence" jsonschema:"the facts behind it"`
 }
 
 // Relationship says that From's columns reference To's columns. When the
 // cardinality is known, To is the "one" side.
 type Relationship struct {
-	From        string   `json:"from"`
-	FromID      string   `json:"from_id"`
-	FromColumns []string `json:"from_columns"`
-	To          string   `json:"to"`
-	ToID        string   `json:"to_id"`
-	ToColumns   []string `json:"to_columns"`
+	From        string   `json:"from" jsonschema:"referencing entity"`
+	FromID      string   `json:"from_id" jsonschema:"its unique id"`
+	FromColumns []string `json:"from_columns" jsonschema:"referencing columns"`
+	To          string   `json:"to" jsonschema:"referenced entity (the one side when cardinality is known)"`
+	ToID        string   `json:"to_id" jsonschema:"its unique id"`
+	ToColumns   []string `json:"to_columns" jsonschema:"referenced columns"`
 	// Basis is the most trustworthy basis among the evidence.
-	Basis string `json:"basis"`
+	Basis string `json:"basis" jsonschema:"most trustworthy basis among the evidence: declared, tested, joined or inferred"`
 	// Cardinality is many_to_one, one_to_one or unknown; it is decided
 	// only by declared or tested keys.
-	Cardinality string `json:"cardinality"`
+	Cardinality string `json:"cardinality" jsonschema:"many_to_one, one_to_one or unknown (decided only by declared or tested keys)"`
 	// Optional is true when the referencing columns may be null.
-	Optional bool       `json:"optional"`
-	Evidence []Evidence `json:"evidence"`
+	Optional bool       `json:"optional" jsonschema:"the referencing columns may be null"`
+	Evidence []Evidence `json:"evidence" jsonschema:"the facts behind it"`
 
 	from, to int // entity indexes, for path search
 }

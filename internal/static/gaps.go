@@ -19,23 +19,23 @@ type TestGapsInput struct {
 
 // TestGap is one test worth adding.
 type TestGap struct {
-	Model    string `json:"model"`
-	UniqueID string `json:"unique_id"`
-	Column   string `json:"column"`
+	Model    string `json:"model" jsonschema:"model name"`
+	UniqueID string `json:"unique_id" jsonschema:"unique id"`
+	Column   string `json:"column" jsonschema:"column (comma-separated for a combination)"`
 	// Test is not_null, unique, relationships or dbt_utils.unique_combination_of_columns.
-	Test string `json:"test"`
+	Test string `json:"test" jsonschema:"not_null, unique, relationships or dbt_utils.unique_combination_of_columns"`
 	// Rule is key_untested, unique_nullable, inferred_relationship or join_key_untested.
-	Rule   string `json:"rule"`
-	Reason string `json:"reason"`
-	YAML   string `json:"yaml"`
+	Rule   string `json:"rule" jsonschema:"key_untested, unique_nullable, inferred_relationship or join_key_untested"`
+	Reason string `json:"reason" jsonschema:"why it is worth adding"`
+	YAML   string `json:"yaml" jsonschema:"ready-to-paste schema.yml snippet"`
 }
 
 // TestGapsResult lists suggestions, most important first.
 type TestGapsResult struct {
-	Gaps      []TestGap `json:"gaps"`
-	Total     int       `json:"total"`
-	Truncated bool      `json:"truncated"`
-	Note      string    `json:"note"`
+	Gaps      []TestGap `json:"gaps" jsonschema:"suggestions, most important first"`
+	Total     int       `json:"total" jsonschema:"suggestions found"`
+	Truncated bool      `json:"truncated" jsonschema:"true when cut at limit"`
+	Note      string    `json:"note" jsonschema:"how the suggestions were made"`
 }
 
 // TestGaps suggests tests worth adding: key columns without unique/not_null,

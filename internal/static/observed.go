@@ -32,33 +32,33 @@ type ObservedEdge struct {
 
 // ModelAgreement compares the edges into one model.
 type ModelAgreement struct {
-	Model    string `json:"model"`
-	UniqueID string `json:"unique_id"`
-	Static   int    `json:"static"`
-	Observed int    `json:"observed"`
-	Both     int    `json:"both"`
+	Model    string `json:"model" jsonschema:"model name"`
+	UniqueID string `json:"unique_id" jsonschema:"unique id"`
+	Static   int    `json:"static" jsonschema:"edges in static lineage"`
+	Observed int    `json:"observed" jsonschema:"edges observed at run time"`
+	Both     int    `json:"both" jsonschema:"edges in both"`
 	// Precision is Both/Static, Recall is Both/Observed (1 when the denominator is 0).
-	Precision float64 `json:"precision"`
-	Recall    float64 `json:"recall"`
+	Precision float64 `json:"precision" jsonschema:"both / static"`
+	Recall    float64 `json:"recall" jsonschema:"both / observed"`
 	// Missed are observed edges static lineage lacks; Extra are static edges not observed.
-	Missed []string `json:"missed,omitempty"`
-	Extra  []string `json:"extra,omitempty"`
-	Note   string   `json:"note,omitempty"`
+	Missed []string `json:"missed,omitempty" jsonschema:"observed edges static lineage lacks"`
+	Extra  []string `json:"extra,omitempty" jsonschema:"static edges not observed"`
+	Note   string   `json:"note,omitempty" jsonschema:"caveat"`
 }
 
 // CompareObservedResult is static column lineage against an observed export.
 type CompareObservedResult struct {
-	ObservedRows     int              `json:"observed_rows"`
-	Compared         int              `json:"compared"`
-	Unresolved       int              `json:"unresolved"`
-	UnresolvedTables []string         `json:"unresolved_tables,omitempty"`
-	Models           []ModelAgreement `json:"models"`
-	Static           int              `json:"static"`
-	Observed         int              `json:"observed"`
-	Both             int              `json:"both"`
-	Precision        float64          `json:"precision"`
-	Recall           float64          `json:"recall"`
-	Note             string           `json:"note"`
+	ObservedRows     int              `json:"observed_rows" jsonschema:"rows read from the file"`
+	Compared         int              `json:"compared" jsonschema:"edges compared"`
+	Unresolved       int              `json:"unresolved" jsonschema:"edges whose tables are not in the project"`
+	UnresolvedTables []string         `json:"unresolved_tables,omitempty" jsonschema:"those tables"`
+	Models           []ModelAgreement `json:"models" jsonschema:"agreement per model"`
+	Static           int              `json:"static" jsonschema:"static edges in total"`
+	Observed         int              `json:"observed" jsonschema:"observed edges in total"`
+	Both             int              `json:"both" jsonschema:"edges in both in total"`
+	Precision        float64          `json:"precision" jsonschema:"both / static overall"`
+	Recall           float64          `json:"recall" jsonschema:"both / observed overall"`
+	Note             string           `json:"note" jsonschema:"how to read it"`
 }
 
 // CompareObserved compares static column lineage (through the Lineage
@@ -437,59 +437,59 @@ type OpenLineageInput struct {
 
 // OLInputField is an input of a column lineage field.
 type OLInputField struct {
-	Namespace       string             `json:"namespace"`
-	Name            string             `json:"name"`
-	Field           string             `json:"field"`
-	Transformations []OLTransformation `json:"transformations,omitempty"`
+	Namespace       string             `json:"namespace" jsonschema:"dataset namespace"`
+	Name            string             `json:"name" jsonschema:"dataset name"`
+	Field           string             `json:"field" jsonschema:"column"`
+	Transformations []OLTransformation `json:"transformations,omitempty" jsonschema:"how the column is used"`
 }
 
 // OLTransformation is an OpenLineage column transformation.
 type OLTransformation struct {
-	Type    string `json:"type"`
-	Subtype string `json:"subtype,omitempty"`
+	Type    string `json:"type" jsonschema:"DIRECT or INDIRECT"`
+	Subtype string `json:"subtype,omitempty" jsonschema:"IDENTITY, TRANSFORMATION, AGGREGATION, JOIN, FILTER, GROUP_BY, SORT, WINDOW or CONDITIONAL"`
 }
 
 // OLField holds the inputs of one output column.
 type OLField struct {
-	InputFields []OLInputField `json:"inputFields"`
+	InputFields []OLInputField `json:"inputFields" jsonschema:"the columns it is computed from"`
 }
 
 // OLColumnLineage is the ColumnLineageDatasetFacet.
 type OLColumnLineage struct {
-	Producer  string             `json:"_producer"`
-	SchemaURL string             `json:"_schemaURL"`
-	Fields    map[string]OLField `json:"fields"`
-	Dataset   []OLInputField     `json:"dataset,omitempty"`
+	Producer  string             `json:"_producer" jsonschema:"producer URI"`
+	SchemaURL string             `json:"_schemaURL" jsonschema:"facet schema URL"`
+	Fields    map[string]OLField `json:"fields" jsonschema:"output column to its inputs"`
+	Dataset   []OLInputField     `json:"dataset,omitempty" jsonschema:"columns shaping the whole dataset (joins, filters)"`
 }
 
 // OLDataset is an OpenLineage dataset.
 type OLDataset struct {
-	Namespace string                     `json:"namespace"`
-	Name      string                     `json:"name"`
-	Facets    map[string]OLColumnLineage `json:"facets,omitempty"`
+	Namespace string                     `json:"namespace" jsonschema:"dataset namespace"`
+	Name      string                     `json:"name" jsonschema:"dataset name"`
+	Facets    map[string]OLColumnLineage `json:"facets,omitempty" jsonschema:"dataset facets (columnLineage)"`
 }
 
 // OLJob names the job of an event.
 type OLJob struct {
-	Namespace string `json:"namespace"`
-	Name      string `json:"name"`
+	Namespace string `json:"namespace" jsonschema:"job namespace"`
+	Name      string `json:"name" jsonschema:"job name"`
 }
 
 // OLEvent is a static OpenLineage JobEvent for one model.
 type OLEvent struct {
-	EventTime string      `json:"eventTime"`
-	Producer  string      `json:"producer"`
-	SchemaURL string      `json:"schemaURL"`
-	Job       OLJob       `json:"job"`
-	Inputs    []OLDataset `json:"inputs"`
-	Outputs   []OLDataset `json:"outputs"`
+	EventTime string      `json:"eventTime" jsonschema:"event time (RFC 3339)"`
+	Producer  string      `json:"producer" jsonschema:"producer URI"`
+	SchemaURL string      `json:"schemaURL" jsonschema:"OpenLineage schema URL"`
+	Job       OLJob       `json:"job" jsonschema:"the dbt model as a job"`
+	Inputs    []OLDataset `json:"inputs" jsonschema:"upstream datasets"`
+	Outputs   []OLDataset `json:"outputs" jsonschema:"the model's dataset with its column lineage"`
 }
 
 // OpenLineageResult holds one event per exported model.
 type OpenLineageResult struct {
-	Events []OLEvent `json:"events"`
+	Events []OLEvent `json:"events" jsonschema:"one OpenLineage event per model"`
 	// TableOnly lists models exported without column lineage (opaque).
-	TableOnly []OpaqueNode `json:"table_only,omitempty"`
+	TableOnly []OpaqueNode `json:"table_only,omitempty" jsonschema:"models exported without column lineage (opaque), with why"`
 }
 
 const (

@@ -17,38 +17,38 @@ type PlanQueryInput struct {
 
 // PlannedTable is a table in the query.
 type PlannedTable struct {
-	Name     string `json:"name"`
-	UniqueID string `json:"unique_id"`
-	Alias    string `json:"alias"`
+	Name     string `json:"name" jsonschema:"table name"`
+	UniqueID string `json:"unique_id" jsonschema:"unique id"`
+	Alias    string `json:"alias" jsonschema:"alias in the SQL"`
 	// Role is base, requested or path (added to connect requested tables).
-	Role  string `json:"role"`
-	Grain string `json:"grain"`
+	Role  string `json:"role" jsonschema:"base, requested or path (added to connect requested tables)"`
+	Grain string `json:"grain" jsonschema:"one row per what"`
 }
 
 // PlannedJoin is one left join of the query.
 type PlannedJoin struct {
 	// From is the table already in the query; To is the table joined to it.
-	From string `json:"from"`
-	To   string `json:"to"`
-	On   string `json:"on"`
+	From string `json:"from" jsonschema:"table already in the query"`
+	To   string `json:"to" jsonschema:"table joined to it"`
+	On   string `json:"on" jsonschema:"join condition"`
 	// Cardinality is from From to To: many_to_one, one_to_many, one_to_one or unknown.
-	Cardinality string `json:"cardinality"`
-	Basis       string `json:"basis"`
+	Cardinality string `json:"cardinality" jsonschema:"from From to To: many_to_one, one_to_many, one_to_one or unknown"`
+	Basis       string `json:"basis" jsonschema:"declared, tested, joined or inferred"`
 	// RepeatsRows is true when the join can repeat rows of the query
 	// (To is the many side, or the cardinality is unknown).
-	RepeatsRows bool       `json:"repeats_rows"`
-	Evidence    []Evidence `json:"evidence"`
+	RepeatsRows bool       `json:"repeats_rows" jsonschema:"the join can repeat rows (To is the many side, or unknown cardinality): aggregate first"`
+	Evidence    []Evidence `json:"evidence" jsonschema:"the facts behind it"`
 }
 
 // PlanQueryResult is a join plan and starting SQL.
 type PlanQueryResult struct {
-	Base     string         `json:"base"`
-	Grain    string         `json:"grain"`
-	Tables   []PlannedTable `json:"tables"`
-	Joins    []PlannedJoin  `json:"joins"`
-	Warnings []string       `json:"warnings"`
-	SQL      string         `json:"sql"`
-	Next     string         `json:"next"`
+	Base     string         `json:"base" jsonschema:"the grain table"`
+	Grain    string         `json:"grain" jsonschema:"one result row per what"`
+	Tables   []PlannedTable `json:"tables" jsonschema:"tables in the plan"`
+	Joins    []PlannedJoin  `json:"joins" jsonschema:"left joins, in order"`
+	Warnings []string       `json:"warnings" jsonschema:"fan-out and trust warnings with the fix"`
+	SQL      string         `json:"sql" jsonschema:"the query in {{ ref() }} form"`
+	Next     string         `json:"next" jsonschema:"what to do next"`
 }
 
 // PlanQuery picks the most trustworthy join path between the entities

@@ -16,20 +16,20 @@ type SearchInput struct {
 // SearchHit is one model, seed, snapshot, source or column.
 type SearchHit struct {
 	// Kind is model, seed, snapshot, source or column.
-	Kind     string `json:"kind"`
-	Name     string `json:"name"`
-	UniqueID string `json:"unique_id"`
-	Column   string `json:"column,omitempty"`
-	Type     string `json:"type,omitempty"`
+	Kind     string `json:"kind" jsonschema:"model, seed, snapshot, source or column"`
+	Name     string `json:"name" jsonschema:"node name"`
+	UniqueID string `json:"unique_id" jsonschema:"unique id"`
+	Column   string `json:"column,omitempty" jsonschema:"column, for column hits"`
+	Type     string `json:"type,omitempty" jsonschema:"column data type"`
 	// Prefix is true when every term matches at the start of a word.
-	Prefix bool `json:"prefix"`
+	Prefix bool `json:"prefix" jsonschema:"every term matches at the start of a word"`
 }
 
 // SearchResult lists matches, prefix matches first.
 type SearchResult struct {
-	Hits      []SearchHit `json:"hits"`
-	Total     int         `json:"total"`
-	Truncated bool        `json:"truncated"`
+	Hits      []SearchHit `json:"hits" jsonschema:"matches, prefix matches first"`
+	Total     int         `json:"total" jsonschema:"matches found"`
+	Truncated bool        `json:"truncated" jsonschema:"true when cut at limit"`
 }
 
 // Search finds models, seeds, snapshots, sources and columns by name.

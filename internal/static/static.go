@@ -31,8 +31,8 @@ var ErrNoLineage = errors.New("column lineage is not available")
 
 // ColumnRef names one column of one node (model, seed, snapshot or source).
 type ColumnRef struct {
-	Node   string `json:"node"`
-	Column string `json:"column"`
+	Node   string `json:"node" jsonschema:"unique id of the node"`
+	Column string `json:"column" jsonschema:"column name"`
 }
 
 // ColumnInputs is one output column of a model and the columns it is
@@ -46,9 +46,9 @@ type ColumnInputs struct {
 
 // RowInput is a column that shapes a model's rows rather than a value.
 type RowInput struct {
-	Column ColumnRef `json:"column"`
+	Column ColumnRef `json:"column" jsonschema:"the column"`
 	// Kind is join, filter, group_by, sort, window or conditional.
-	Kind string `json:"kind"`
+	Kind string `json:"kind" jsonschema:"join, filter, group_by, sort, window or conditional"`
 }
 
 // JoinEvidence is one equi-join found in a model's SQL (ON a.x = b.y AND ...
@@ -64,8 +64,8 @@ type JoinEvidence struct {
 
 // OpaqueNode is a node whose column lineage is unknown.
 type OpaqueNode struct {
-	Node   string `json:"node"`
-	Reason string `json:"reason"`
+	Node   string `json:"node" jsonschema:"unique id"`
+	Reason string `json:"reason" jsonschema:"why its column lineage is unknown"`
 }
 
 // Lineage is what this package needs from column-level lineage

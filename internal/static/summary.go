@@ -19,43 +19,43 @@ type SummaryInput struct{}
 
 // ArtifactInfo describes one artifact file.
 type ArtifactInfo struct {
-	Path    string `json:"path"`
-	Present bool   `json:"present"`
+	Path    string `json:"path" jsonschema:"file path"`
+	Present bool   `json:"present" jsonschema:"the file exists"`
 	// GeneratedAt is metadata.generated_at as dbt wrote it.
-	GeneratedAt string `json:"generated_at,omitempty"`
+	GeneratedAt string `json:"generated_at,omitempty" jsonschema:"metadata.generated_at"`
 	// ModifiedAt is the file's modification time (RFC 3339).
-	ModifiedAt string `json:"modified_at,omitempty"`
+	ModifiedAt string `json:"modified_at,omitempty" jsonschema:"file modification time (RFC 3339)"`
 	// AgeSeconds is how long ago the file was modified.
-	AgeSeconds int64 `json:"age_seconds,omitempty"`
+	AgeSeconds int64 `json:"age_seconds,omitempty" jsonschema:"seconds since generated"`
 }
 
 // LineageCoverage says how much of the project has column lineage.
 type LineageCoverage struct {
-	Available bool `json:"available"`
+	Available bool `json:"available" jsonschema:"column lineage could be computed"`
 	// Models is the number of enabled models; Analyzed those with column lineage.
-	Models   int     `json:"models"`
-	Analyzed int     `json:"analyzed"`
-	Percent  float64 `json:"percent"`
-	Opaque   int     `json:"opaque"`
+	Models   int     `json:"models" jsonschema:"models with SQL"`
+	Analyzed int     `json:"analyzed" jsonschema:"models with column lineage"`
+	Percent  float64 `json:"percent" jsonschema:"analyzed / models, in percent"`
+	Opaque   int     `json:"opaque" jsonschema:"opaque models"`
 }
 
 // SummaryResult describes the project and its artifacts.
 type SummaryResult struct {
-	ProjectName    string                  `json:"project_name"`
-	DbtVersion     string                  `json:"dbt_version"`
-	AdapterType    string                  `json:"adapter_type"`
-	ManifestSchema int                     `json:"manifest_schema_version"`
-	Artifacts      map[string]ArtifactInfo `json:"artifacts"`
-	CatalogPresent bool                    `json:"catalog_present"`
+	ProjectName    string                  `json:"project_name" jsonschema:"dbt project name"`
+	DbtVersion     string                  `json:"dbt_version" jsonschema:"dbt version"`
+	AdapterType    string                  `json:"adapter_type" jsonschema:"warehouse adapter"`
+	ManifestSchema int                     `json:"manifest_schema_version" jsonschema:"manifest schema version (v7 to v12)"`
+	Artifacts      map[string]ArtifactInfo `json:"artifacts" jsonschema:"artifact files by name"`
+	CatalogPresent bool                    `json:"catalog_present" jsonschema:"catalog.json exists"`
 	// Counts is the number of enabled entries per resource type.
-	Counts       map[string]int  `json:"counts"`
-	PythonModels int             `json:"python_models"`
-	Disabled     int             `json:"disabled"`
-	Lineage      LineageCoverage `json:"lineage"`
+	Counts       map[string]int  `json:"counts" jsonschema:"nodes per resource type"`
+	PythonModels int             `json:"python_models" jsonschema:"Python models"`
+	Disabled     int             `json:"disabled" jsonschema:"disabled nodes"`
+	Lineage      LineageCoverage `json:"lineage" jsonschema:"column-lineage coverage"`
 	// UsesState is true when any model or source configures dbt freshness
 	// (build_after, warn_after/error_after) for state-aware orchestration.
-	UsesState         bool `json:"uses_state"`
-	StatePolicyModels int  `json:"state_policy_models"`
+	UsesState         bool `json:"uses_state" jsonschema:"freshness or build_after configs are used"`
+	StatePolicyModels int  `json:"state_policy_models" jsonschema:"nodes with such configs"`
 }
 
 // Summary returns versions, artifact ages, counts, lineage coverage and
@@ -138,32 +138,32 @@ type StatePoliciesInput struct {
 
 // FreshnessRule is a count and period such as 4 hours.
 type FreshnessRule struct {
-	Count  *int   `json:"count,omitempty"`
-	Period string `json:"period,omitempty"`
+	Count  *int   `json:"count,omitempty" jsonschema:"how many periods"`
+	Period string `json:"period,omitempty" jsonschema:"minute, hour or day"`
 }
 
 // StatePolicy is the freshness config of one model or source.
 type StatePolicy struct {
-	Name         string `json:"name"`
-	UniqueID     string `json:"unique_id"`
-	ResourceType string `json:"resource_type"`
+	Name         string `json:"name" jsonschema:"node name"`
+	UniqueID     string `json:"unique_id" jsonschema:"unique id"`
+	ResourceType string `json:"resource_type" jsonschema:"model or source"`
 	// BuildAfter is config.freshness.build_after (models): rebuild no more
 	// often than this, and UpdatesOn says whether any or all upstreams must
 	// have new data.
-	BuildAfter *FreshnessRule `json:"build_after,omitempty"`
-	UpdatesOn  string         `json:"updates_on,omitempty"`
+	BuildAfter *FreshnessRule `json:"build_after,omitempty" jsonschema:"build_after rule"`
+	UpdatesOn  string         `json:"updates_on,omitempty" jsonschema:"any or all"`
 	// WarnAfter and ErrorAfter are source freshness thresholds.
-	WarnAfter  *FreshnessRule `json:"warn_after,omitempty"`
-	ErrorAfter *FreshnessRule `json:"error_after,omitempty"`
-	Filter     string         `json:"filter,omitempty"`
+	WarnAfter  *FreshnessRule `json:"warn_after,omitempty" jsonschema:"freshness warn_after"`
+	ErrorAfter *FreshnessRule `json:"error_after,omitempty" jsonschema:"freshness error_after"`
+	Filter     string         `json:"filter,omitempty" jsonschema:"freshness filter"`
 	// Other holds further freshness keys (lag_tolerance, require_fresh_data_from...) as written.
-	Other map[string]json.RawMessage `json:"other,omitempty"`
+	Other map[string]json.RawMessage `json:"other,omitempty" jsonschema:"other freshness settings, as written"`
 }
 
 // StatePoliciesResult lists freshness policies where they are configured.
 type StatePoliciesResult struct {
-	Policies []StatePolicy `json:"policies"`
-	Note     string        `json:"note,omitempty"`
+	Policies []StatePolicy `json:"policies" jsonschema:"nodes with freshness or build_after configs"`
+	Note     string        `json:"note,omitempty" jsonschema:"when there are none, why"`
 }
 
 // StatePolicies returns the dbt freshness / build_after configs per model
