@@ -101,6 +101,19 @@ func Open(ctx context.Context, opts Options) (*Conn, error) {
 	var done atomic.Bool
 	connInit := func(ex driver.ExecerContext) error {
 		if done.CompareAndSwap(false, true) {
+			// DuckDB shares one database instance per file within a process:
+			// a second Open of the same file (an in-process CLI call next to
+			// a server, set_backend back to the same project) finds the
+			// settings applied and locked. Accept them when they are the
+			// ones this Open asks for.
+			if !attach {
+				if locked, err := alreadyLocked(ex, opts); locked || err != nil {
+					if err != nil {
+						done.Store(false)
+					}
+					return err
+				}
+			}
 			for _, stmt := range setup {
 				if _, err := ex.ExecContext(context.Background(), stmt, nil); err != nil {
 					done.Store(false)
@@ -129,6 +142,36 @@ func Open(ctx context.Context, opts Options) (*Conn, error) {
 		return nil, openError(opts, err)
 	}
 	return c, nil
+}
+
+// alreadyLocked reports whether the database's configuration was already
+// applied and locked by another Open in this process, and fails when those
+// settings are weaker than the ones opts asks for.
+func alreadyLocked(ex driver.ExecerContext, opts Options) (bool, error) {
+	q, ok := ex.(driver.QueryerContext)
+	if !ok {
+		return false, nil
+	}
+	rows, err := q.QueryContext(context.Background(),
+		"SELECT current_setting('lock_configuration')::BOOLEAN, current_setting('enable_external_access')::BOOLEAN, current_setting('autoinstall_known_extensions')::BOOLEAN", nil)
+	if err != nil {
+		return false, nil
+	}
+	defer rows.Close()
+	vals := make([]driver.Value, 3)
+	if err := rows.Next(vals); err != nil {
+		return false, nil
+	}
+	locked, _ := vals[0].(bool)
+	external, _ := vals[1].(bool)
+	autoinstall, _ := vals[2].(bool)
+	if !locked {
+		return false, nil
+	}
+	if (external && !opts.AllowExternalAccess) || (autoinstall && opts.ReadOnly) {
+		return true, fmt.Errorf("duckdb: %s is already open in this process with external access or extension installs allowed; open it with the same settings", opts.Path)
+	}
+	return true, nil
 }
 
 // setupStatements are run once, on the first connection.
