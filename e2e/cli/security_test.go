@@ -115,7 +115,7 @@ func TestSetBackendReopensWarehouse(t *testing.T) {
 	if n := customerCount(t, cs); n != 2000 {
 		t.Fatalf("project A: %v customers", n)
 	}
-	if _, msg, isErr := callTool(t, cs, "set_backend", map[string]any{"project_dir": b}); isErr {
+	if _, msg, isErr := callTool(t, cs, "set_backend", map[string]any{"mode": "local", "project_dir": b}); isErr {
 		t.Fatal(msg)
 	}
 	if n := customerCount(t, cs); n != 10 {
@@ -254,7 +254,7 @@ func TestSymlinkedStateFileCLI(t *testing.T) {
 	}
 	for _, model := range []string{"orders", "customers"} {
 		r := execRipple(t, "--project-dir", suite.demoDir, "--duckdb", suite.dbPath, "--state-file", link,
-			"create-check", "--type", "row_count_diff", "--params", `{"node_names":["`+model+`"]}`, "--json")
+			"create-check", "--type", "row_count_diff", "--name", "Rows of "+model, "--params", `{"node_names":["`+model+`"]}`, "--json")
 		if r.code != 0 {
 			t.Fatal(r)
 		}
@@ -263,8 +263,14 @@ func TestSymlinkedStateFileCLI(t *testing.T) {
 		t.Fatalf("the link was replaced (%v)", err)
 	}
 	b, err := os.ReadFile(target)
-	if err != nil || strings.Count(string(b), `"check_id"`) != 2 {
-		t.Fatalf("target (%v):\n%s", err, b)
+	var st struct {
+		Checks []map[string]any `json:"checks"`
+	}
+	if err == nil {
+		err = json.Unmarshal(b, &st)
+	}
+	if err != nil || len(st.Checks) != 2 {
+		t.Fatalf("target holds %d checks (%v), want 2:\n%s", len(st.Checks), err, b)
 	}
 }
 
@@ -287,7 +293,7 @@ func TestMCPAndCLIWritersKeepEveryCheck(t *testing.T) {
 			defer wg.Done()
 			for i := range perWriter {
 				r := execRipple(t, "--project-dir", suite.demoDir, "--state-file", state, "create-check", "--type", "schema_diff",
-					"--params", fmt.Sprintf(`{"select":"cli%d_%d"}`, w, i), "--json")
+					"--name", fmt.Sprintf("cli %d %d", w, i), "--params", fmt.Sprintf(`{"select":"cli%d_%d"}`, w, i), "--json")
 				if r.code != 0 {
 					errs <- r.String()
 				}
@@ -295,7 +301,7 @@ func TestMCPAndCLIWritersKeepEveryCheck(t *testing.T) {
 		}()
 	}
 	for i := range perWriter {
-		if _, msg, isErr := callTool(t, cs, "create_check", map[string]any{"type": "schema_diff", "params": map[string]any{"select": fmt.Sprintf("mcp_%d", i)}}); isErr {
+		if _, msg, isErr := callTool(t, cs, "create_check", map[string]any{"type": "schema_diff", "name": fmt.Sprintf("mcp %d", i), "params": map[string]any{"select": fmt.Sprintf("mcp_%d", i)}}); isErr {
 			errs <- msg
 		}
 	}

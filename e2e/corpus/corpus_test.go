@@ -422,7 +422,7 @@ func connectMCP(t *testing.T, e *env, state string) *mcp.ClientSession {
 	var logs bytes.Buffer
 	sess := g.NewSession(cli.IOStreams{Out: &bytes.Buffer{}, ErrOut: &logs})
 	t.Cleanup(func() { _ = sess.Close() })
-	srv, err := mcpserver.New(ctx, mcpserver.Options{Session: sess, Version: "corpus"})
+	srv, err := mcpserver.New(ctx, mcpserver.Options{Session: sess, Version: "corpus", Toolsets: []string{"all"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -473,7 +473,7 @@ var (
 
 // volatileKeys hold values that differ on every run; they are replaced by
 // "<volatile>" wherever they appear.
-var volatileKeys = map[string]bool{"duration_ms": true, "elapsed_ms": true, "version": true}
+var volatileKeys = map[string]bool{"duration_ms": true, "elapsed_ms": true, "version": true, "base_status_reason": true}
 
 // canonical returns v as indented JSON with sorted keys after replacing
 // build-specific strings, ids, timestamps and volatile values.

@@ -42,7 +42,7 @@ func TestRelationNameInjection(t *testing.T) {
 					return err
 				},
 				"query ref": func() error {
-					_, err := Query(ctx, env, QueryInput{SQL: "select count(*) from {{ ref('customers') }}"})
+					_, err := Query(ctx, env, QueryInput{SQLTemplate: "select count(*) from {{ ref('customers') }}"})
 					return err
 				},
 			}
@@ -52,7 +52,7 @@ func TestRelationNameInjection(t *testing.T) {
 					t.Errorf("%s: %v", name, err)
 				}
 			}
-			res, err := Query(ctx, env, QueryInput{SQL: tc.probe})
+			res, err := Query(ctx, env, QueryInput{SQLTemplate: tc.probe})
 			if err != nil {
 				t.Fatal(err)
 			}

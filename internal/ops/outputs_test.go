@@ -14,7 +14,8 @@ import (
 func TestEveryOutputMatchesItsSchema(t *testing.T) {
 	onEveryWarehouse(t, triageScenario, func(t *testing.T, e *env) {
 		useStateFile(t, e.session)
-		observed := filepath.Join(t.TempDir(), "observed.csv")
+		// File inputs are read only inside the project directory.
+		observed := filepath.Join(e.built.Paths.ProjectDir, "observed.csv")
 		if err := os.WriteFile(observed, []byte("source_table,source_column,target_table,target_column\ncustomers,id,customer_ids_view,id\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}

@@ -116,6 +116,16 @@ func Open(ctx context.Context, opts Options) (*Conn, error) {
 			}
 			for _, stmt := range setup {
 				if _, err := ex.ExecContext(context.Background(), stmt, nil); err != nil {
+					// Another Open of the same file in this process locked the
+					// configuration between our check and this statement.
+					if !attach && strings.Contains(err.Error(), "configuration has been locked") {
+						if locked, lerr := alreadyLocked(ex, opts); locked {
+							if lerr != nil {
+								done.Store(false)
+							}
+							return lerr
+						}
+					}
 					done.Store(false)
 					if strings.HasPrefix(stmt, "ATTACH") {
 						return fmt.Errorf("attaching %s as %s: %w", opts.Path, catalog, err)
