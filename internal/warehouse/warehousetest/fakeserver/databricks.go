@@ -34,6 +34,11 @@ type Databricks struct {
 	next   atomic.Int64
 }
 
+// databricksSpelling: backticks, backslash escapes, and PERCENTILE(x, p),
+// Databricks' exact percentile with linear interpolation, which is DuckDB's
+// quantile_cont.
+var databricksSpelling = Spelling{Backticks: true, BackslashEscapes: true, Functions: map[string]string{"PERCENTILE": "quantile_cont"}}
+
 type dbxStatement struct {
 	done     chan struct{}
 	res      *Result
@@ -95,7 +100,7 @@ func (f *Databricks) submit(w http.ResponseWriter, r *http.Request) {
 	f.mu.Unlock()
 	go func() {
 		defer close(st.done)
-		st.res, st.err = f.Engine.Query(context.Background(), id, Backticks(sqlText))
+		st.res, st.err = f.Engine.Query(context.Background(), id, databricksSpelling.ToDuckDB(sqlText))
 	}()
 	select {
 	case <-st.done:

@@ -9,6 +9,7 @@ package fakeserver
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -26,7 +27,9 @@ import (
 // queries by id so a cancel request can kill them, and counts the kills.
 type Engine struct {
 	path string
-	db   *sql.DB
+	// Catalog is the database's name (the fake's project, catalog or database).
+	Catalog string
+	db      *sql.DB
 
 	mu      sync.Mutex
 	running map[string]context.CancelFunc
@@ -38,7 +41,7 @@ type Engine struct {
 // fake's project, catalog or database); Setup writes to it, then the fake
 // serves it read-only.
 func NewEngine(t testing.TB, catalog string) *Engine {
-	e := &Engine{path: filepath.Join(t.TempDir(), catalog+".duckdb"), running: map[string]context.CancelFunc{}}
+	e := &Engine{path: filepath.Join(t.TempDir(), catalog+".duckdb"), Catalog: catalog, running: map[string]context.CancelFunc{}}
 	if err := e.Setup(context.Background()); err != nil {
 		t.Fatalf("fake engine: %v", err)
 	}
@@ -101,10 +104,12 @@ type Result struct {
 
 // Query runs one statement under id (for Kill), in full.
 func (e *Engine) Query(ctx context.Context, id, query string) (*Result, error) {
-	db, err := e.open()
-	if err != nil {
-		return nil, err
-	}
+	return e.QueryIn(ctx, id, "", query)
+}
+
+// QueryIn is Query with unqualified names resolved in schema (BigQuery's
+// default dataset) when it is not empty.
+func (e *Engine) QueryIn(ctx context.Context, id, schema, query string) (*Result, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	e.mu.Lock()
@@ -116,7 +121,12 @@ func (e *Engine) Query(ctx context.Context, id, query string) (*Result, error) {
 		delete(e.running, id)
 		e.mu.Unlock()
 	}()
-	rows, err := db.QueryContext(ctx, qualifiedInfoSchema.ReplaceAllString(query, "$1"))
+	conn, release, err := e.Conn(ctx, schema)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	rows, err := conn.QueryContext(ctx, qualifiedInfoSchema.ReplaceAllString(query, "$1"))
 	if err != nil {
 		return nil, err
 	}
@@ -142,6 +152,34 @@ func (e *Engine) Query(ctx context.Context, id, query string) (*Result, error) {
 	}
 	return res, rows.Err()
 }
+
+// Conn is one connection to the read-only database whose unqualified
+// names resolve in schema (the default when empty); release returns it,
+// or discards it when it was switched to another schema, so the pool
+// never hands out a connection with someone else's default.
+func (e *Engine) Conn(ctx context.Context, schema string) (conn *sql.Conn, release func(), err error) {
+	db, err := e.open()
+	if err != nil {
+		return nil, nil, err
+	}
+	if conn, err = db.Conn(ctx); err != nil {
+		return nil, nil, err
+	}
+	if schema == "" {
+		return conn, func() { conn.Close() }, nil
+	}
+	release = func() {
+		_ = conn.Raw(func(any) error { return driver.ErrBadConn })
+		conn.Close()
+	}
+	if _, err := conn.ExecContext(ctx, "USE "+quoteIdent(e.Catalog)+"."+quoteIdent(schema)); err != nil {
+		release()
+		return nil, nil, err
+	}
+	return conn, release, nil
+}
+
+func quoteIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
 
 // Kill cancels a running query, as the service's cancel endpoint does; it
 // reports whether a query with that id was running.
@@ -207,50 +245,4 @@ func KindOf(err error) Kind {
 		return Syntax
 	}
 	return Other
-}
-
-// Backticks rewrites `quoted` identifiers (BigQuery, Databricks) as DuckDB's
-// "quoted" ones, leaving string literals alone; a doubled or escaped
-// backtick inside stays a backtick.
-func Backticks(sql string) string {
-	var b strings.Builder
-	inStr, inTick := false, false
-	for i := 0; i < len(sql); i++ {
-		c := sql[i]
-		switch {
-		case inStr:
-			b.WriteByte(c)
-			if c == '\\' && i+1 < len(sql) {
-				i++
-				b.WriteByte(sql[i])
-			} else if c == '\'' {
-				inStr = false
-			}
-		case inTick:
-			switch {
-			case c == '`' && i+1 < len(sql) && sql[i+1] == '`':
-				b.WriteByte('`')
-				i++
-			case c == '\\' && i+1 < len(sql):
-				i++
-				b.WriteByte(sql[i])
-			case c == '`':
-				b.WriteByte('"')
-				inTick = false
-			case c == '"':
-				b.WriteString(`""`)
-			default:
-				b.WriteByte(c)
-			}
-		case c == '\'':
-			inStr = true
-			b.WriteByte(c)
-		case c == '`':
-			inTick = true
-			b.WriteByte('"')
-		default:
-			b.WriteByte(c)
-		}
-	}
-	return b.String()
 }

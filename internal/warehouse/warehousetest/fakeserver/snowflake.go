@@ -32,6 +32,9 @@ type Snowflake struct {
 	next   atomic.Int64
 }
 
+// snowflakeSpelling: Snowflake's string literals take backslash escapes.
+var snowflakeSpelling = Spelling{BackslashEscapes: true}
+
 type sfQuery struct {
 	done chan struct{}
 	res  *Result
@@ -93,7 +96,7 @@ func (f *Snowflake) query(w http.ResponseWriter, r *http.Request) {
 	go func() {
 		defer close(q.done)
 		// The engine knows the query by request id: abort-request names it so.
-		q.res, q.err = f.Engine.Query(context.Background(), requestID, body.SQLText)
+		q.res, q.err = f.Engine.Query(context.Background(), requestID, snowflakeSpelling.ToDuckDB(body.SQLText))
 	}()
 	f.answer(w, qid, q)
 }
