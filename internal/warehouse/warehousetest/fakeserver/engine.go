@@ -83,10 +83,13 @@ func (e *Engine) open() (*sql.DB, error) {
 	return db, nil
 }
 
-// Close releases the database.
+// Close stops every running query and releases the database.
 func (e *Engine) Close() error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	for _, cancel := range e.running {
+		cancel()
+	}
 	if e.db == nil {
 		return nil
 	}
@@ -177,6 +180,15 @@ func (e *Engine) Conn(ctx context.Context, schema string) (conn *sql.Conn, relea
 		return nil, nil, err
 	}
 	return conn, release, nil
+}
+
+// queryRow scans one row of a statement run on the read-only database.
+func (e *Engine) queryRow(ctx context.Context, query string, args []any, dest ...any) error {
+	db, err := e.open()
+	if err != nil {
+		return err
+	}
+	return db.QueryRowContext(ctx, query, args...).Scan(dest...)
 }
 
 func quoteIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
