@@ -2,7 +2,7 @@
 # Starts a local PostgreSQL for the adapter tests and prints the DSN export.
 # Run as root on a Debian machine; safe to run again (idempotent).
 #
-#   eval "$(bash .ci/postgres.sh)"   # sets RIPPLE_TEST_POSTGRES_DSN
+#   eval "$(bash .ci/postgres.sh)"   # sets RIPPLE_TEST_POSTGRES_DSN (and _SUPER_DSN)
 #
 # Everything except the final export line goes to stderr so eval stays clean.
 set -euo pipefail
@@ -10,6 +10,10 @@ set -euo pipefail
 ROLE=ripple
 PASSWORD=ripple
 DB=ripple_test
+# A superuser for the tests that check Ripple's warnings about superusers and
+# create throwaway minimal roles (internal/warehouse/postgres).
+SUPER_ROLE=ripple_admin
+SUPER_PASSWORD=ripple_admin
 
 log() { echo "postgres.sh: $*" >&2; }
 
@@ -47,9 +51,16 @@ psql_admin -c "DO \$\$ BEGIN
     ALTER ROLE $ROLE LOGIN PASSWORD '$PASSWORD';
   END IF;
 END \$\$;" >&2
+psql_admin -c "DO \$\$ BEGIN
+  IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '$SUPER_ROLE') THEN
+    CREATE ROLE $SUPER_ROLE LOGIN SUPERUSER PASSWORD '$SUPER_PASSWORD';
+  ELSE
+    ALTER ROLE $SUPER_ROLE LOGIN SUPERUSER PASSWORD '$SUPER_PASSWORD';
+  END IF;
+END \$\$;" >&2
 if [ "$(psql_admin -c "SELECT 1 FROM pg_database WHERE datname = '$DB'")" != "1" ]; then
   log "creating database $DB"
   psql_admin -c "CREATE DATABASE $DB OWNER $ROLE" >&2
 fi
 
-echo "export RIPPLE_TEST_POSTGRES_DSN=postgres://$ROLE:$PASSWORD@localhost:$PORT/$DB?sslmode=disable"
+echo "export RIPPLE_TEST_POSTGRES_DSN=postgres://$ROLE:$PASSWORD@localhost:$PORT/$DB?sslmode=disable RIPPLE_TEST_POSTGRES_SUPER_DSN=postgres://$SUPER_ROLE:$SUPER_PASSWORD@localhost:$PORT/$DB?sslmode=disable"

@@ -15,7 +15,7 @@ echo "== MCP: TypeScript SDK client over stdio" >&2
 fixture="$(pwd)/../shared/fixtures/real/mrkidbk_test_dbt_jaffle_shop"
 (cd e2e/mcp && npm ci --no-audit --no-fund >&2)
 (cd e2e/mcp && CI=true RIPPLE_BIN="$bin" RIPPLE_DEMO="$work/demo" RIPPLE_PROJECT="$fixture" \
-  node --test stdio.test.mjs demo.test.mjs)
+  node --test stdio.test.mjs demo.test.mjs impact.test.mjs)
 
 echo "== MCP: conformance suite over HTTP" >&2
 bash e2e/mcp/conformance.sh

@@ -2,7 +2,8 @@
 # The one test command (README and CI both run it). On a fresh Debian machine
 # it installs and starts what the tests need (PostgreSQL), then runs the
 # static checks, the Go test suite with -race, short fuzzing and the
-# end-to-end tests with a real MCP client.
+# end-to-end tests with a real MCP client. Chromium (Debian's) runs the web
+# UI's browser tests; their screenshots land in artifacts/screenshots.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -11,6 +12,13 @@ step() { printf '\n== %s\n' "$*" >&2; }
 step "PostgreSQL"
 eval "$(bash .ci/postgres.sh)"
 export RIPPLE_TEST_POSTGRES_DSN
+
+step "Chromium"
+eval "$(bash .ci/chromium.sh)"
+export RIPPLE_CHROMIUM
+
+step "web UI bundle (rebuilt from web/, compared with internal/web/dist)"
+bash scripts/web.sh
 
 step "gofmt / go mod tidy / go vet / staticcheck"
 unformatted=$(gofmt -l cmd internal e2e)

@@ -355,7 +355,7 @@ func TestCompareObserved(t *testing.T) {
 	if err := os.WriteFile(file, []byte(csv), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out := rippleJSON(t, "compare-observed", "--observed-file", file)
+	out := rippleJSON(t, "compare-observed", "--observed-file", file, "--allow-dir", filepath.Dir(file))
 	// orders has 13 static edges: 4 passthrough columns, 4 per-method
 	// amounts reading payment_method and amount, and amount.
 	for k, w := range map[string]int64{"observed_rows": 2, "compared": 2, "unresolved": 0, "static": 13, "observed": 2, "both": 1} {

@@ -121,7 +121,7 @@ func TestErrors(t *testing.T) {
 			}
 		}
 		// The metadata-only triage still comes back.
-		if integer(t, out, "modified_count") != 4 {
+		if integer(t, out, "modified_count") != 5 {
 			t.Errorf("modified_count %v", get(t, out, "modified_count"))
 		}
 	})

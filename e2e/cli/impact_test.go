@@ -12,12 +12,12 @@ import (
 	"github.com/ripple-data/ripple/internal/ops"
 )
 
-// impactModels indexes impacted_models by name.
+// impactModels indexes confirmed_impacted_models by name.
 func impactModels(t *testing.T, out map[string]any) (map[string]map[string]any, []string) {
 	t.Helper()
 	byName := map[string]map[string]any{}
 	var order []string
-	for _, m := range get(t, out, "impacted_models").([]any) {
+	for _, m := range get(t, out, "confirmed_impacted_models").([]any) {
 		mm := m.(map[string]any)
 		name := str(t, mm, "name")
 		byName[name] = mm
@@ -34,66 +34,70 @@ type impactWant struct {
 	affected       int64 // -1 = null
 	nextTool       string
 	rowCount       [2]int64 // -1 = null
+	keySource      string
 }
 
-// demoImpact is the triage the demo's package doc implies for the default
-// selection (state:modified.body+ state:modified.macros+ state:modified.contract+):
-//   - stg_payments is a modified view: no value diff, so potential, and a
-//     query_diff of aggregates is the next step;
-//   - customers (modified body) changes customer_lifetime_value for 1,654
-//     rows; orders (downstream) changes 4,448 rows: confirmed, profile_diff;
-//   - payment_method_summary (downstream of stg_payments) reads none of
-//     the columns the change touches (only amount changes; it counts
-//     payments and orders per method): column lineage prunes it. Without
-//     column lineage it is downstream, has no key, and stays potential;
+// demoImpact is the triage the demo's package doc implies: every reported
+// model gets a definitive verdict in one call.
+//   - stg_payments is a modified view keyed by its unique test: value-diffed,
+//     4,773 rows change; customers (modified body) changes
+//     customer_lifetime_value for 1,654 rows; orders (downstream) changes
+//     4,448 rows: confirmed, with a profile_diff of the changed columns
+//     (many rows changed at a stable row count);
 //   - customer_segments is added (2,000 rows), customer_orders_legacy
-//     removed (1,798 rows in base): potential;
-//   - daily_orders changed configs only, so it is outside the default
-//     selection, like the models upstream of the change.
+//     removed (1,798 rows in base): confirmed, every row affected;
+//   - daily_orders changed configs only: it is modified, so it is verified
+//     (keyed by its GROUP BY grain order_date) and found unchanged;
+//   - payment_method_summary (downstream of stg_payments) reads none of
+//     the columns the change touches: column lineage rules it out. Without
+//     column lineage it is downstream, keyed by its grain (payment_method),
+//     and verified unchanged.
 func demoImpact() map[string]impactWant {
 	return map[string]impactWant{
-		"customer_orders_legacy": {"modified", "removed", "potential", -1, "", [2]int64{demo.LegacyRows, -1}},
-		"customer_segments":      {"modified", "added", "potential", -1, "query", [2]int64{-1, demo.NumCustomers}},
-		"customers":              {"modified", "modified", "confirmed", demo.CustomersValueChanged, "profile_diff", [2]int64{demo.NumCustomers, demo.NumCustomers}},
-		"stg_payments":           {"modified", "modified", "potential", -1, "query_diff", [2]int64{demo.RawPayments, demo.RawPayments}},
-		"orders":                 {"downstream", nil, "confirmed", demo.OrdersChanged, "profile_diff", [2]int64{demo.NumOrders, demo.NumOrders}},
+		"customer_orders_legacy": {"modified", "removed", "confirmed", demo.LegacyRows, "", [2]int64{demo.LegacyRows, -1}, ""},
+		"customer_segments":      {"modified", "added", "confirmed", demo.NumCustomers, "", [2]int64{-1, demo.NumCustomers}, ""},
+		"customers":              {"modified", "modified", "confirmed", demo.CustomersValueChanged, "profile_diff", [2]int64{demo.NumCustomers, demo.NumCustomers}, "test"},
+		"daily_orders":           {"modified", "modified", "none", 0, "", [2]int64{demo.DailyOrdersRows, demo.DailyOrdersRows}, "grain"},
+		"stg_payments":           {"modified", "modified", "confirmed", demo.PaymentsChanged, "profile_diff", [2]int64{demo.RawPayments, demo.RawPayments}, "test"},
+		"orders":                 {"downstream", nil, "confirmed", demo.OrdersChanged, "profile_diff", [2]int64{demo.NumOrders, demo.NumOrders}, "test"},
 	}
 }
 
 // demoImpactWithoutCLL is demoImpact when column lineage is off.
 func demoImpactWithoutCLL() map[string]impactWant {
 	w := demoImpact()
-	w["payment_method_summary"] = impactWant{"downstream", nil, "potential", -1, "query_diff", [2]int64{demo.PaymentMethodRows, demo.PaymentMethodRows}}
+	w["payment_method_summary"] = impactWant{"downstream", nil, "none", 0, "", [2]int64{demo.PaymentMethodRows, demo.PaymentMethodRows}, "grain"}
 	return w
 }
 
 func TestImpactAnalysis(t *testing.T) {
 	t.Parallel()
-	out := rippleJSON(t, "impact-analysis")
-	for k, want := range map[string]int64{"modified_count": 4, "downstream_count": 1, "max_affected_row_count": demo.OrdersChanged} {
+	out := rippleJSON(t, "impact-analysis", "--detail", "full")
+	for k, want := range map[string]int64{"modified_count": 5, "downstream_count": 2, "max_affected_row_count": demo.PaymentsChanged, "not_impacted_by_column_lineage_count": 1} {
 		if got := integer(t, out, k); got != want {
 			t.Errorf("%s = %d, want %d", k, got, want)
 		}
 	}
-	if str(t, out, "classification_source") != "column_lineage" || boolean(t, out, "single_env") {
-		t.Errorf("classification_source %v single_env %v", out["classification_source"], out["single_env"])
+	if str(t, out, "classification_source") != "column_lineage" || boolean(t, out, "single_env") || str(t, out, "detail") != "full" {
+		t.Errorf("classification_source %v single_env %v detail %v", out["classification_source"], out["single_env"], out["detail"])
 	}
 	var pruned []string
 	for _, n := range get(t, out, "not_impacted_by_column_lineage").([]any) {
 		pruned = append(pruned, str(t, n, "name"))
-		if str(t, n, "unique_id") != pkg+"payment_method_summary" || str(t, n, "reason") == "" {
+		if str(t, n, "unique_id") != pkg+"payment_method_summary" || str(t, n, "reason") == "" ||
+			!reflect.DeepEqual(strs(t, n, "reads_columns"), []string{"stg_payments.order_id", "stg_payments.payment_method"}) ||
+			!reflect.DeepEqual(strs(t, n, "checked_against"), []string{"stg_payments.amount"}) {
 			t.Errorf("not_impacted_by_column_lineage entry %v", n)
 		}
 	}
 	if !reflect.DeepEqual(pruned, []string{"payment_method_summary"}) {
 		t.Errorf("not_impacted_by_column_lineage %v, want [payment_method_summary]", pruned)
 	}
-	// The three lists partition the models of the current build plus the
-	// removed one: a model is impacted, confirmed not impacted, or pruned
-	// by column lineage, never two of them.
+	// Every model is impacted or not impacted, never both; the models
+	// column lineage rules out are named with the others.
 	confirmed := strs(t, out, "confirmed_not_impacted_models")
-	if w := []string{"daily_orders", "order_status_events", "stg_customers", "stg_orders"}; !reflect.DeepEqual(confirmed, w) {
-		t.Errorf("confirmed_not_impacted_models %v, want %v (payment_method_summary belongs to not_impacted_by_column_lineage only)", confirmed, w)
+	if w := []string{"order_status_events", "payment_method_summary", "stg_customers", "stg_orders"}; !reflect.DeepEqual(confirmed, w) {
+		t.Errorf("confirmed_not_impacted_models %v, want %v", confirmed, w)
 	}
 	if e := get(t, out, "errors").([]any); len(e) != 0 {
 		t.Errorf("errors %v", e)
@@ -107,7 +111,7 @@ func TestImpactAnalysis(t *testing.T) {
 		t.Errorf("impacted models %v, want %d", order, len(want))
 	}
 	// Modified models first, then downstream ones.
-	if w := []string{"customer_orders_legacy", "customer_segments", "customers", "stg_payments", "orders"}; !reflect.DeepEqual(order, w) {
+	if w := []string{"customer_orders_legacy", "customer_segments", "customers", "daily_orders", "stg_payments", "orders"}; !reflect.DeepEqual(order, w) {
 		t.Errorf("order %v, want %v", order, w)
 	}
 	for name, w := range want {
@@ -123,10 +127,13 @@ func TestImpactAnalysis(t *testing.T) {
 				t.Errorf("change_status %v, want %v", got, w.changeStatus)
 			}
 			if got := str(t, m, "data_impact"); got != w.dataImpact {
-				t.Errorf("data_impact %s, want %s", got, w.dataImpact)
+				t.Errorf("data_impact %s, want %s (%v)", got, w.dataImpact, m["value_diff_skipped"])
 			}
 			if got := integer(t, m, "affected_row_count"); got != w.affected {
 				t.Errorf("affected_row_count %d, want %d", got, w.affected)
+			}
+			if ks, _ := m["key_source"].(string); ks != w.keySource {
+				t.Errorf("key_source %q, want %q", ks, w.keySource)
 			}
 			tool := ""
 			if na := get(t, m, "next_action"); na != nil {
@@ -149,6 +156,14 @@ func TestImpactAnalysis(t *testing.T) {
 				t.Errorf("row_count %v: want delta 0", rc)
 			}
 		})
+	}
+	for name, basis := range map[string]string{"customer_segments": "added_model", "customer_orders_legacy": "removed_model", "orders": "value_diff"} {
+		if got := str(t, models[name], "verdict_basis"); got != basis {
+			t.Errorf("%s verdict_basis %s, want %s", name, got, basis)
+		}
+	}
+	if got := strs(t, models["orders"], "impacted_via"); !reflect.DeepEqual(got, []string{"stg_payments.amount"}) {
+		t.Errorf("orders impacted_via %v", got)
 	}
 
 	t.Run("customers detail", func(t *testing.T) {
@@ -218,7 +233,7 @@ func TestImpactAnalysis(t *testing.T) {
 			}
 		}
 		sort.Strings(vd)
-		if w := []string{"customers/[customer_id]", "orders/[order_id]"}; !reflect.DeepEqual(vd, w) {
+		if w := []string{"customers/[customer_id]", "orders/[order_id]", "stg_payments/[payment_id]"}; !reflect.DeepEqual(vd, w) {
 			t.Errorf("value_diff checks %v, want %v", vd, w)
 		}
 	})
@@ -247,30 +262,38 @@ func testNextActions(t *testing.T, models map[string]map[string]any) {
 				name, tool, strings.ReplaceAll(tool, "_", "-"))
 			continue
 		}
+		// Until issue #14's rename of query/query_diff's sql to the seed's
+		// sql_template lands (the contract branch), the tools take sql. This
+		// shim does nothing once the schema has sql_template; delete it then.
+		if _, ok := op.InputSchema.Properties["sql_template"]; !ok && args["sql_template"] != nil {
+			args = map[string]any{"sql": args["sql_template"], "primary_keys": args["primary_keys"]}
+			if args["primary_keys"] == nil {
+				delete(args, "primary_keys")
+			}
+		}
 		raw, _ := json.Marshal(args)
 		if _, err := op.Decode(raw); err != nil {
 			t.Errorf("%s: next_action arguments %s do not validate for %s: %v", name, raw, tool, err)
 			continue
 		}
 		res := rippleJSON(t, append([]string{op.CLIName()}, flagsOf(args)...)...)
-		switch name {
-		case "stg_payments":
-			// sum_amount differs by the cents the base dropped.
-			for _, side := range []string{"base", "current"} {
-				row := table(t, get(t, res, side))[0]
-				db := dbString(t, fmt.Sprintf(`select cast(sum(amount) as varchar) from %q.stg_payments`, side))
-				if got := row["sum_amount"].(json.Number).String(); got != db {
-					t.Errorf("stg_payments %s sum_amount %s, database %s", side, got, db)
-				}
-				if integer(t, row, "row_count") != demo.RawPayments {
-					t.Errorf("stg_payments %s row_count %v", side, row["row_count"])
+		switch {
+		case tool == "query_diff":
+			// A query_diff by the model's verified key: the changed rows,
+			// counted in the warehouse, are the rows the database says changed.
+			var changed int64
+			for _, k := range strs(t, na, "arguments", "primary_keys") {
+				if k == "" {
+					t.Fatalf("%s: empty key", name)
 				}
 			}
-		case "payment_method_summary":
-			if b, c := get(t, res, "base", "data"), get(t, res, "current", "data"); !reflect.DeepEqual(b, c) {
-				t.Errorf("payment_method_summary aggregates differ: %v vs %v (the demo says identical)", b, c)
+			if name == "orders" {
+				changed = demo.OrdersChanged
 			}
-		case "orders", "customers":
+			if got := integer(t, res, "summary", "changed"); got != changed || integer(t, res, "summary", "added") != 0 || integer(t, res, "summary", "removed") != 0 {
+				t.Errorf("%s query_diff by key: summary %v, want %d changed", name, get(t, res, "summary"), changed)
+			}
+		case name == "orders" || name == "customers" || name == "stg_payments":
 			// profile_diff of the changed columns: the profiles differ
 			// exactly where the database says they do.
 			for _, side := range []string{"base", "current"} {
@@ -285,11 +308,6 @@ func testNextActions(t *testing.T, models map[string]map[string]any) {
 						t.Errorf("%s.%s %s distinct_count %d, database %d", name, col, side, got, db)
 					}
 				}
-			}
-		case "customer_segments":
-			row := table(t, res)[0]
-			if integer(t, row, "row_count") != demo.NumCustomers || integer(t, row, "distinct_segment") != 4 || integer(t, row, "distinct_customer_id") != demo.NumCustomers {
-				t.Errorf("customer_segments aggregates %v", row)
 			}
 		}
 	}
@@ -324,22 +342,47 @@ func flagsOf(args map[string]any) []string {
 
 func TestImpactAnalysisOptions(t *testing.T) {
 	t.Parallel()
+	t.Run("compact by default", func(t *testing.T) {
+		t.Parallel()
+		out := rippleJSON(t, "impact-analysis")
+		models, _ := impactModels(t, out)
+		if w := map[string]any{"name": "daily_orders", "change_status": "modified", "materialized": "table", "data_impact": "none", "affected_row_count": json.Number("0")}; !reflect.DeepEqual(models["daily_orders"], w) {
+			t.Errorf("compact row %v, want %v", models["daily_orders"], w)
+		}
+		if _, ok := out["not_impacted_by_column_lineage"]; ok || integer(t, out, "not_impacted_by_column_lineage_count") != 1 || str(t, out, "detail") != "compact" {
+			t.Errorf("compact evidence %v count %v detail %v", out["not_impacted_by_column_lineage"], out["not_impacted_by_column_lineage_count"], out["detail"])
+		}
+		if get(t, models["orders"], "value_diff") == nil || get(t, models["orders"], "row_count") == nil {
+			t.Errorf("a confirmed model keeps its full entry: %v", models["orders"])
+		}
+	})
 	t.Run("skip value diff", func(t *testing.T) {
 		t.Parallel()
 		out := rippleJSON(t, "impact-analysis", "--skip-value-diff")
 		models, _ := impactModels(t, out)
-		if len(models) != 5 || integer(t, out, "max_affected_row_count") != 0 {
-			t.Errorf("%d models, max_affected_row_count %v; want 5 and 0", len(models), get(t, out, "max_affected_row_count"))
+		if len(models) != 6 || integer(t, out, "max_affected_row_count") != demo.NumCustomers {
+			t.Errorf("%d models, max_affected_row_count %v; want 6 and %d (the added model)", len(models), get(t, out, "max_affected_row_count"), demo.NumCustomers)
 		}
 		for name, m := range models {
+			if name == "customer_segments" || name == "customer_orders_legacy" {
+				// Added and removed models need no value diff to be definitive.
+				if str(t, m, "data_impact") != "confirmed" {
+					t.Errorf("%s: data_impact %v", name, m["data_impact"])
+				}
+				continue
+			}
 			if str(t, m, "data_impact") != "potential" || get(t, m, "value_diff") != nil || get(t, m, "affected_row_count") != nil {
 				t.Errorf("%s: data_impact %v value_diff %v affected %v; want potential, null, null", name, m["data_impact"], m["value_diff"], m["affected_row_count"])
 			}
 		}
-		// Row counts still run.
+		// Row counts and key checks still run, so the next step is a query_diff by key.
 		if integer(t, models["orders"], "row_count", "current") != demo.NumOrders {
 			t.Errorf("orders row_count %v", get(t, models["orders"], "row_count"))
 		}
+		if str(t, models["orders"], "next_action", "tool") != "query_diff" || !reflect.DeepEqual(strs(t, models["orders"], "next_action", "arguments", "primary_keys"), []string{"order_id"}) {
+			t.Errorf("orders next_action %v", get(t, models["orders"], "next_action"))
+		}
+		testNextActions(t, map[string]map[string]any{"orders": models["orders"]})
 	})
 	t.Run("skip downstream value diff", func(t *testing.T) {
 		t.Parallel()
@@ -351,13 +394,13 @@ func TestImpactAnalysisOptions(t *testing.T) {
 		if str(t, models["orders"], "data_impact") != "potential" || get(t, models["orders"], "value_diff") != nil {
 			t.Errorf("orders (downstream) %v, want potential without a value diff", models["orders"]["data_impact"])
 		}
-		if integer(t, out, "max_affected_row_count") != demo.CustomersValueChanged {
-			t.Errorf("max_affected_row_count %v, want %d", get(t, out, "max_affected_row_count"), demo.CustomersValueChanged)
+		if integer(t, out, "max_affected_row_count") != demo.PaymentsChanged {
+			t.Errorf("max_affected_row_count %v, want %d", get(t, out, "max_affected_row_count"), demo.PaymentsChanged)
 		}
 	})
 	t.Run("without column lineage", func(t *testing.T) {
 		t.Parallel()
-		out := rippleJSON(t, "impact-analysis", "--use-column-lineage=false")
+		out := rippleJSON(t, "impact-analysis", "--use-column-lineage=false", "--detail", "full")
 		models, _ := impactModels(t, out)
 		want := demoImpactWithoutCLL()
 		for name, w := range want {
@@ -373,21 +416,30 @@ func TestImpactAnalysisOptions(t *testing.T) {
 		if n := len(get(t, out, "not_impacted_by_column_lineage").([]any)); n != 0 {
 			t.Errorf("not_impacted_by_column_lineage has %d entries without column lineage", n)
 		}
-		testNextActions(t, map[string]map[string]any{"payment_method_summary": models["payment_method_summary"]})
 	})
 	t.Run("select state:modified+", func(t *testing.T) {
 		t.Parallel()
-		out := rippleJSON(t, "impact-analysis", "--select", "state:modified+")
+		out := rippleJSON(t, "impact-analysis", "--select", "state:modified+", "--detail", "full")
 		models, _ := impactModels(t, out)
-		if integer(t, out, "modified_count") != 5 || integer(t, out, "downstream_count") != 1 {
-			t.Errorf("modified %v downstream %v, want 5 and 1", get(t, out, "modified_count"), get(t, out, "downstream_count"))
+		if integer(t, out, "modified_count") != 5 || integer(t, out, "downstream_count") != 2 {
+			t.Errorf("modified %v downstream %v, want 5 and 2 (payment_method_summary is ruled out but counted, as dbt counts it)", get(t, out, "modified_count"), get(t, out, "downstream_count"))
 		}
 		d, ok := models["daily_orders"]
 		if !ok {
 			t.Fatal("daily_orders (configs) not impacted with state:modified+")
 		}
-		if str(t, d, "data_impact") != "potential" || integer(t, d, "row_count", "current") != demo.DailyOrdersRows {
-			t.Errorf("daily_orders %v rows %v", d["data_impact"], d["row_count"])
+		if str(t, d, "data_impact") != "none" || integer(t, d, "row_count", "current") != demo.DailyOrdersRows || !reflect.DeepEqual(strs(t, d, "primary_key"), []string{"order_date"}) {
+			t.Errorf("daily_orders %v rows %v key %v", d["data_impact"], d["row_count"], d["primary_key"])
+		}
+		if got := strs(t, out, "confirmed_not_impacted_models"); !reflect.DeepEqual(got, []string{"payment_method_summary"}) {
+			t.Errorf("confirmed_not_impacted_models %v: only the selected models are listed", got)
+		}
+	})
+	t.Run("a selector that matches nothing", func(t *testing.T) {
+		t.Parallel()
+		r := ripple(t, "impact-analysis", "--select", "tag:finanse", "--json")
+		if r.code == 0 || !strings.Contains(string(r.stderr), `select term "tag:finanse" matches no node; did you mean "tag:finance"?`) {
+			t.Errorf("exit %d:\n%s", r.code, r)
 		}
 	})
 }

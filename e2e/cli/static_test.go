@@ -243,13 +243,14 @@ func TestSummary(t *testing.T) {
 		"```mermaid\ngraph LR",
 		"| customers | modified | 2000 → 2000 | added `full_name` | confirmed | 1654 |",
 		"| orders | downstream | 10000 → 10000 | unchanged | confirmed | 4448 |",
-		"| stg_payments | modified | 12029 → 12029 | unchanged | potential |",
+		"| stg_payments | modified | 12029 → 12029 | unchanged | confirmed | 4773 |",
 		"| customer_segments | added | N/A (not_in_manifest) → 2000 |",
-		// 4 modified (incl. the removed and the added model), orders
-		// downstream; not impacted: daily_orders, order_status_events,
-		// stg_customers, stg_orders and (by column lineage)
-		// payment_method_summary.
-		"4 modified, 1 downstream, 5 not impacted",
+		"| daily_orders | modified | 366 → 366 | unchanged | none | 0 |",
+		// 5 modified (incl. the removed, the added and the config-only
+		// model), orders and payment_method_summary downstream (the latter
+		// ruled out by column lineage); not impacted: order_status_events,
+		// stg_customers, stg_orders and payment_method_summary.
+		"5 modified, 2 downstream (1 ruled out by column lineage), 4 not impacted",
 	} {
 		if !strings.Contains(md, s) {
 			t.Errorf("summary lacks %q", s)

@@ -40,7 +40,7 @@ test("impact_analysis triages the demo pull request in one call", { skip: missin
   assert.deepEqual(JSON.parse(res.content[0].text), out);
   assert.equal(out.classification_source, "column_lineage");
   assert.deepEqual(out.errors, []);
-  const byName = Object.fromEntries(out.impacted_models.map((m) => [m.name, m]));
+  const byName = Object.fromEntries(out.confirmed_impacted_models.map((m) => [m.name, m]));
 
   // orders: downstream of the stg_payments fix, 4,448 of 10,000 rows change.
   assert.equal(byName.orders.classification, "downstream");
@@ -56,11 +56,9 @@ test("impact_analysis triages the demo pull request in one call", { skip: missin
   assert.equal(byName.customers.affected_row_count, 1654);
   assert.deepEqual(byName.customers.schema_changes.map((c) => [c.column, c.change_status]), [["full_name", "added"]]);
 
-  // stg_payments is a view: no value diff, a ready query_diff instead.
-  assert.equal(byName.stg_payments.data_impact, "potential");
-  assert.equal(byName.stg_payments.next_action.tool, "query_diff");
-  assert.equal(byName.stg_payments.next_action.priority, "high");
-  assert.match(byName.stg_payments.next_action.query, /\{\{ ref\('stg_payments'\) \}\}/);
+  // stg_payments is a view keyed by its unique test: value-diffed too.
+  assert.equal(byName.stg_payments.data_impact, "confirmed");
+  assert.equal(byName.stg_payments.affected_row_count, 4773);
 
   // Added and removed models.
   assert.equal(byName.customer_segments.change_status, "added");
@@ -68,8 +66,9 @@ test("impact_analysis triages the demo pull request in one call", { skip: missin
   assert.equal(byName.customer_orders_legacy.row_count.base, 1798);
 
   // Column lineage rules out payment_method_summary: it reads no changed column.
-  assert.deepEqual(out.not_impacted_by_column_lineage.map((m) => m.name), ["payment_method_summary"]);
-  assert.equal(out.max_affected_row_count, 4448);
+  assert.ok(out.confirmed_not_impacted_models.includes("payment_method_summary"));
+  assert.equal(out.not_impacted_by_column_lineage_count, 1);
+  assert.equal(out.max_affected_row_count, 4773);
   assert.ok(out.suggested_checks.some((c) => c.type === "value_diff" && c.params.model === "orders"));
 });
 

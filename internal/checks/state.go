@@ -376,3 +376,273 @@ func artifactGeneratedAt(raw json.RawMessage) time.Time {
 	}
 	return time.Time{}
 }
+
+// ---------------------------------------------------------------------------------------------
+// Three-way merge of concurrent writers
+
+// merge3 returns what a writer should put in the state file: theirs (the file as it is now) with
+// the writer's changes since base (the file as the writer last read or wrote it) applied. A check
+// or run is the writer's change when it differs from base; one both sides changed goes to the
+// newer updated_at (the writer on a tie). What the writer deleted (in base, not in mine) is
+// dropped, what another process added (in theirs, not in base) is kept, so no acknowledged check
+// is lost to a concurrent writer. Checks two writers created with the same type+params become one
+// (the lower id, the newer content); aliases maps every id merged away to the id kept. base nil
+// means the writer never saw the file (everything in it is someone else's).
+func merge3(base, mine, theirs *State, dirty dirtyFields) (out *State, aliases map[string]string) {
+	if base == nil {
+		base = NewState()
+	}
+	out = mine.clone()
+	if theirs == nil {
+		return out, nil
+	}
+	out.Checks, aliases = mergeChecks(base.Checks, mine.Checks, theirs.Checks)
+	out.Runs = mergeRuns(base.Runs, mine.Runs, theirs.Runs)
+	for i := range out.Runs {
+		if id, ok := aliases[out.Runs[i].CheckID]; ok {
+			out.Runs[i].CheckID = id
+		}
+	}
+	if !dirty.artifacts {
+		out.Artifacts = Artifacts{Base: cloneMap(theirs.Artifacts.Base), Current: cloneMap(theirs.Artifacts.Current)}
+	}
+	if !dirty.git {
+		out.Git = nil
+		if theirs.Git != nil {
+			g := *theirs.Git
+			out.Git = &g
+		}
+	}
+	if !dirty.pullRequest {
+		out.PullRequest = nil
+		if theirs.PullRequest != nil {
+			p := *theirs.PullRequest
+			out.PullRequest = &p
+		}
+	}
+	return out, aliases
+}
+
+// dirtyFields are the state's singletons a writer changed since it last synced.
+type dirtyFields struct{ artifacts, git, pullRequest bool }
+
+func sameCheck(a, b Check) bool {
+	return a.ID == b.ID && a.Name == b.Name && a.Description == b.Description && a.Type == b.Type &&
+		string(a.Params) == string(b.Params) && a.IsChecked == b.IsChecked && a.IsPreset == b.IsPreset &&
+		a.CreatedAt.Equal(b.CreatedAt) && a.UpdatedAt.Equal(b.UpdatedAt) && a.LastRunID == b.LastRunID &&
+		(a.LastRunAt == nil) == (b.LastRunAt == nil) && (a.LastRunAt == nil || a.LastRunAt.Equal(*b.LastRunAt))
+}
+
+func mergeChecks(base, mine, theirs []Check) ([]Check, map[string]string) {
+	baseByID := indexChecks(base)
+	theirByID := indexChecks(theirs)
+	mineByID := indexChecks(mine)
+	pick := map[string]Check{} // id → merged check
+	for _, m := range mine {
+		b, inBase := baseByID[m.ID]
+		t, onDisk := theirByID[m.ID]
+		switch {
+		case !inBase && !onDisk: // created here
+			pick[m.ID] = m
+		case !inBase: // same id on both sides without a common past: keep the newer
+			pick[m.ID] = newer(m, t)
+		case sameCheck(m, b) && onDisk: // unchanged here: theirs
+			pick[m.ID] = t
+		case sameCheck(m, b): // unchanged here, deleted there
+		case !onDisk: // changed here, deleted there: the change is newer news
+			pick[m.ID] = m
+		case sameCheck(t, b):
+			pick[m.ID] = m
+		default: // changed on both sides
+			pick[m.ID] = newer(m, t)
+		}
+	}
+	for _, t := range theirs {
+		if _, inMine := mineByID[t.ID]; inMine {
+			continue
+		}
+		if _, inBase := baseByID[t.ID]; inBase {
+			continue // deleted here
+		}
+		pick[t.ID] = t // created there
+	}
+	// Order: ours when we reordered since base, else theirs; new checks after.
+	var order []string
+	seen := map[string]bool{}
+	add := func(id string) {
+		if _, ok := pick[id]; ok && !seen[id] {
+			seen[id] = true
+			order = append(order, id)
+		}
+	}
+	first, second := theirs, mine
+	if reordered(base, mine) {
+		first, second = mine, theirs
+	}
+	for _, c := range first {
+		add(c.ID)
+	}
+	for _, c := range second {
+		add(c.ID)
+	}
+	// Two writers that created the same type+params made one check twice: keep the lower id
+	// (both writers choose the same) with the newer content.
+	aliases := map[string]string{}
+	byKey := map[string]int{}
+	out := make([]Check, 0, len(order))
+	for _, id := range order {
+		c := pick[id]
+		if i, dup := byKey[c.key()]; dup {
+			keep, drop := out[i], c
+			if drop.ID < keep.ID {
+				keep, drop = drop, keep
+			}
+			merged := newer(out[i], c)
+			merged.ID = keep.ID
+			aliases[drop.ID] = keep.ID
+			out[i] = merged
+			continue
+		}
+		byKey[c.key()] = len(out)
+		out = append(out, c)
+	}
+	// A check of ours that the other writer merged into its same check is gone from theirs
+	// without being deleted: its id lives on as an alias.
+	for _, m := range mine {
+		if i, ok := byKey[m.key()]; ok && out[i].ID != m.ID {
+			aliases[m.ID] = out[i].ID
+		}
+	}
+	return out, aliases
+}
+
+func newer(mine, theirs Check) Check {
+	if theirs.UpdatedAt.After(mine.UpdatedAt) {
+		return theirs
+	}
+	return mine
+}
+
+func indexChecks(cs []Check) map[string]Check {
+	m := make(map[string]Check, len(cs))
+	for _, c := range cs {
+		m[c.ID] = c
+	}
+	return m
+}
+
+// reordered reports whether the checks mine shares with base are in another order.
+func reordered(base, mine []Check) bool {
+	inMine := indexChecks(mine)
+	inBase := indexChecks(base)
+	var a, b []string
+	for _, c := range base {
+		if _, ok := inMine[c.ID]; ok {
+			a = append(a, c.ID)
+		}
+	}
+	for _, c := range mine {
+		if _, ok := inBase[c.ID]; ok {
+			b = append(b, c.ID)
+		}
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return true
+		}
+	}
+	return false
+}
+
+// mergeRuns unions the runs: a run only ever changes in the process that ran it, so ours win;
+// theirs that are new since base are added; ours that are unchanged since base but gone from
+// theirs were pruned there (their history bound) and are dropped here too.
+func mergeRuns(base, mine, theirs []Run) []Run {
+	baseStatus := make(map[string]Status, len(base))
+	for _, r := range base {
+		baseStatus[r.ID] = r.Status
+	}
+	theirIDs := make(map[string]bool, len(theirs))
+	for _, r := range theirs {
+		theirIDs[r.ID] = true
+	}
+	mineIDs := make(map[string]bool, len(mine))
+	out := make([]Run, 0, len(mine)+len(theirs))
+	for _, r := range mine {
+		mineIDs[r.ID] = true
+		if st, inBase := baseStatus[r.ID]; inBase && st == r.Status && !theirIDs[r.ID] {
+			continue
+		}
+		out = append(out, r)
+	}
+	added := false
+	for _, r := range theirs {
+		if _, inBase := baseStatus[r.ID]; !mineIDs[r.ID] && !inBase {
+			out = append(out, r)
+			added = true
+		}
+	}
+	if added {
+		sort.SliceStable(out, func(a, b int) bool { return out[a].StartedAt.Before(out[b].StartedAt) })
+	}
+	return out
+}
+
+// RunLimits bound the run history kept in memory and in the state file. Zero fields take the
+// defaults; a negative field disables that bound.
+type RunLimits struct {
+	// MaxRuns is the most runs kept (DefaultMaxRuns when 0).
+	MaxRuns int
+	// MaxRunBytes bounds the runs' results and params together (DefaultMaxRunBytes when 0).
+	MaxRunBytes int64
+}
+
+// Run history defaults: with results capped at 10 MB each, the history stays within tens of MB
+// however long a server runs.
+const (
+	DefaultMaxRuns           = 200
+	DefaultMaxRunBytes int64 = 64 << 20
+)
+
+func (l RunLimits) effective() (int, int64) {
+	n, b := l.MaxRuns, l.MaxRunBytes
+	if n == 0 {
+		n = DefaultMaxRuns
+	}
+	if b == 0 {
+		b = DefaultMaxRunBytes
+	}
+	return n, b
+}
+
+// pruneRuns drops the oldest runs until the history fits the limits. The last run of every check
+// and runs still running are always kept: they are the review's evidence. It reports whether it
+// dropped anything.
+func pruneRuns(st *State, l RunLimits) bool {
+	maxRuns, maxBytes := l.effective()
+	keep := make(map[string]bool, len(st.Checks))
+	for _, c := range st.Checks {
+		if c.LastRunID != "" {
+			keep[c.LastRunID] = true
+		}
+	}
+	count, size := len(st.Runs), int64(0)
+	for _, r := range st.Runs {
+		size += int64(len(r.Result) + len(r.Params))
+	}
+	over := func() bool { return maxRuns >= 0 && count > maxRuns || maxBytes >= 0 && size > maxBytes }
+	if !over() {
+		return false
+	}
+	out := st.Runs[:0:0]
+	for i, r := range st.Runs { // oldest first
+		if over() && !keep[r.ID] && r.Status != StatusRunning {
+			count--
+			size -= int64(len(r.Result) + len(r.Params))
+			continue
+		}
+		out = append(out, st.Runs[i])
+	}
+	st.Runs = out
+	return true
+}

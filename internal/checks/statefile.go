@@ -17,9 +17,9 @@ import (
 var ErrUnsafeOverwrite = errors.New("refusing to overwrite state file")
 
 // StateFile reads and atomically writes one state file. Writers are serialised by a mutex inside
-// the process and an advisory lock file (<path>.lock, flock) across processes. Readers need no
-// lock: a save replaces the file with a single rename, so a reader sees the old or the new file,
-// never a partial one. Safe for concurrent use.
+// the process and, across processes, an advisory lock file (<target>.lock, flock, removed after
+// each write). Readers need no lock: a save replaces the file with a single rename, so a reader
+// sees the old or the new file, never a partial one. Safe for concurrent use.
 type StateFile struct {
 	path string
 	mu   sync.Mutex
@@ -76,38 +76,62 @@ type SaveOptions struct {
 	// Force overwrites a file that is corrupt or from a newer Ripple (normally an error).
 	Force bool
 	// Merge first merges the file's current content into the state being saved (see Merge), so a
-	// concurrent writer's checks and runs are not lost. Checks deleted here but present on disk
-	// come back; leave Merge off when the caller's state is authoritative.
+	// concurrent writer's checks and runs are not lost. A Store always merges (three-way, see
+	// Store.Save); this is for saving a bare State.
 	Merge bool
 }
 
-// Save writes st atomically: temp file in the same directory, fsync, rename over the target,
-// fsync of the directory — all under the process mutex and the cross-process lock. Before
-// replacing an existing file it decodes it, and refuses (ErrUnsafeOverwrite) if that fails,
-// unless opts.Force. Orphaned temp files from writers killed mid-save are removed. ctx bounds the
-// wait for the lock. st is not modified; GeneratedAt is set on the written copy.
+// Save writes st atomically (see Update); with opts.Merge the file's content is merged in first.
+// st is not modified; GeneratedAt is set on the written copy.
 func (f *StateFile) Save(ctx context.Context, st *State, opts SaveOptions) error {
+	return f.Update(ctx, opts.Force, func(disk *State, _ bool) (*State, error) {
+		out := st.clone()
+		if opts.Merge && disk != nil {
+			Merge(out, disk)
+		}
+		return out, nil
+	})
+}
+
+// Update is a read-modify-write of the file under the process mutex and the cross-process lock:
+// it reads the file, calls fn with its content (nil when the file does not exist yet, or when
+// ours is true: the file is still exactly what this StateFile last wrote, so it is not read
+// again), and writes fn's result atomically: temp file in the same directory, fsync, rename over
+// the target, fsync of the directory. A file that does not decode (corrupt, or from a newer
+// Ripple) is never replaced (ErrUnsafeOverwrite) unless force; fn then sees nil. A symbolic link
+// at the path is written through: the file it points to is replaced, the link stays. ctx bounds
+// the wait for the lock. Orphaned temp files from writers killed mid-save are removed.
+func (f *StateFile) Update(ctx context.Context, force bool, fn func(disk *State, ours bool) (*State, error)) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	unlock, err := lockFile(ctx, f.path+".lock")
+	target, err := resolveLinks(f.path)
+	if err != nil {
+		return err
+	}
+	unlock, err := lockFile(ctx, target+".lock")
 	if err != nil {
 		return fmt.Errorf("locking state file %s: %w", f.path, err)
 	}
 	defer unlock()
 
-	out := st.clone()
-	// When the file is still our own last write it is known valid and has nothing to merge.
-	if !f.unchangedSinceLastSave() {
-		if err := f.checkExisting(out, opts); err != nil {
+	var disk *State
+	ours := f.unchangedSinceLastSave(target)
+	if !ours {
+		if disk, err = readExisting(target, force); err != nil {
 			return err
 		}
 	}
+	out, err := fn(disk, ours)
+	if err != nil {
+		return err
+	}
+	out = out.clone()
 	out.GeneratedAt = time.Now().UTC()
 	data, err := EncodeState(out)
 	if err != nil {
 		return err
 	}
-	dir, base := filepath.Split(f.path)
+	dir, base := filepath.Split(target)
 	if dir == "" {
 		dir = "."
 	}
@@ -116,37 +140,70 @@ func (f *StateFile) Save(ctx context.Context, st *State, opts SaveOptions) error
 	if err := writeAtomic(dir, base, data); err != nil {
 		return err
 	}
-	if fi, err := os.Stat(f.path); err == nil {
+	if fi, err := os.Stat(target); err == nil {
 		f.last = fi
 	}
 	return nil
 }
 
-// checkExisting refuses to replace an undecodable file (unless forced) and merges a valid one
-// into out when asked.
-func (f *StateFile) checkExisting(out *State, opts SaveOptions) error {
-	data, err := os.ReadFile(f.path)
+// readExisting decodes the file at path: nil when it does not exist, an error when it does not
+// decode (unless force, then nil: it will be replaced).
+func readExisting(path string, force bool) (*State, error) {
+	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil
+		return nil, nil
 	}
 	if err != nil {
-		return fmt.Errorf("reading state file %s before saving: %w", f.path, err)
+		return nil, fmt.Errorf("reading state file %s before saving: %w", path, err)
 	}
 	existing, derr := DecodeState(data)
 	switch {
-	case derr != nil && !opts.Force:
-		return fmt.Errorf("%w %s: %w; move it aside or save with force", ErrUnsafeOverwrite, f.path, derr)
-	case derr == nil && opts.Merge:
-		Merge(out, existing)
+	case derr != nil && !force:
+		return nil, fmt.Errorf("%w %s: %w; move it aside or save with force", ErrUnsafeOverwrite, path, derr)
+	case derr != nil:
+		return nil, nil
 	}
-	return nil
+	return existing, nil
 }
 
-func (f *StateFile) unchangedSinceLastSave() bool {
+// maxLinks bounds how many symbolic links resolveLinks follows, as the kernel does.
+const maxLinks = 40
+
+// resolveLinks follows symbolic links at path to the file they name (which may not exist yet).
+// Writing through a link keeps a user's state file where the link points, instead of replacing
+// the link with a regular file.
+func resolveLinks(path string) (string, error) {
+	for i := 0; i < maxLinks; i++ {
+		fi, err := os.Lstat(path)
+		if errors.Is(err, fs.ErrNotExist) {
+			return path, nil
+		}
+		if err != nil {
+			return "", fmt.Errorf("state file %s: %w", path, err)
+		}
+		if fi.Mode()&fs.ModeSymlink == 0 {
+			if !fi.Mode().IsRegular() {
+				return "", fmt.Errorf("state file %s is not a regular file (%s); point --state-file at a file", path, fi.Mode().Type())
+			}
+			return path, nil
+		}
+		dest, err := os.Readlink(path)
+		if err != nil {
+			return "", fmt.Errorf("state file %s: %w", path, err)
+		}
+		if !filepath.IsAbs(dest) {
+			dest = filepath.Join(filepath.Dir(path), dest)
+		}
+		path = dest
+	}
+	return "", fmt.Errorf("state file %s: more than %d symbolic links; point --state-file at the file itself", path, maxLinks)
+}
+
+func (f *StateFile) unchangedSinceLastSave(target string) bool {
 	if f.last == nil {
 		return false
 	}
-	fi, err := os.Stat(f.path)
+	fi, err := os.Stat(target)
 	return err == nil && os.SameFile(fi, f.last) && fi.Size() == f.last.Size() && fi.ModTime().Equal(f.last.ModTime())
 }
 

@@ -33,7 +33,14 @@ type Config struct {
 	AutoSave bool
 	// Now returns the current time (UTC is applied); nil means time.Now.
 	Now func() time.Time
+	// Runs bounds the run history in memory and in the file (see RunLimits).
+	Runs RunLimits
 }
+
+// historyFlushInterval is how long runs that are not a check's (ad-hoc query history) may wait
+// in memory before a Save writes them; Flush writes them at once. Checks, approvals and the runs
+// of checks are written by every Save.
+const historyFlushInterval = 10 * time.Second
 
 // Store holds the runs and checks of one review and implements their lifecycle. All methods are
 // safe for concurrent use; diffs execute outside the store lock.
@@ -43,11 +50,18 @@ type Store struct {
 	mu      sync.Mutex
 	st      *State
 	version uint64 // bumped by every mutation
+	durable uint64 // version of the last mutation that is not only ad-hoc run history
 	cancels map[string]context.CancelFunc
+	// base is the state file as this store last read or wrote it: what a save merges against.
+	base  *State
+	dirty dirtyFields
+	// aliases maps ids of checks merged into another writer's same check to the id kept.
+	aliases map[string]string
 
 	saveMu       sync.Mutex
 	savedVersion uint64
 	saved        bool
+	lastWrite    time.Time
 }
 
 // NewStore returns a Store holding a copy of initial (nil means an empty state). Runs that
@@ -64,7 +78,8 @@ func NewStore(cfg Config, initial *State) *Store {
 			r.Status, r.Error = StatusFailed, "interrupted: the process running it ended before it finished; run it again"
 		}
 	}
-	return &Store{cfg: cfg, st: st, cancels: map[string]context.CancelFunc{}}
+	pruneRuns(st, cfg.Runs)
+	return &Store{cfg: cfg, st: st, cancels: map[string]context.CancelFunc{}, aliases: map[string]string{}}
 }
 
 // OpenStore loads cfg.File (an empty state when it does not exist yet) into a new Store. Corrupt
@@ -78,6 +93,7 @@ func OpenStore(ctx context.Context, cfg Config) (*Store, error) {
 		return nil, err
 	}
 	s := NewStore(cfg, st)
+	s.base = st
 	return s, nil
 }
 
@@ -95,53 +111,86 @@ func (s *Store) State() *State {
 	return s.st.clone()
 }
 
-// Save writes the current state to the configured StateFile (see StateFile.Save). Saves are
-// serialised and never write an older snapshot over a newer one.
+// Save writes the store to the configured StateFile, merged with what other processes wrote
+// there since this store last read or wrote it (a three-way merge by check id under the file
+// lock, see merge3), so no process overwrites another's checks; the store then holds the merged
+// state. Saves are serialised. A Save with nothing new to write does not touch the file, and ad-hoc
+// run history (runs that are no check's) is written at most every historyFlushInterval (or by
+// Flush), so a long-lived server does not rewrite and fsync the file on every query.
 func (s *Store) Save(ctx context.Context) error { return s.SaveWith(ctx, SaveOptions{}) }
 
-// SaveWith is Save with options (Force, Merge).
+// SaveWith is Save with options: Force replaces a corrupt or newer-version file; Merge writes
+// even when nothing changed here (to pick up and re-write other writers' work).
 func (s *Store) SaveWith(ctx context.Context, opts SaveOptions) error {
-	s.mu.Lock()
-	v := s.version
-	s.mu.Unlock()
-	return s.saveAtLeast(ctx, v, opts)
+	return s.save(ctx, opts, false)
 }
 
-// saveAtLeast makes sure a snapshot containing mutation v is on disk. Concurrent callers are
-// group-committed: whoever holds saveMu writes the newest snapshot, and callers whose mutation is
-// already covered return without writing again.
-func (s *Store) saveAtLeast(ctx context.Context, v uint64, opts SaveOptions) error {
+// Flush is Save including pending run history; call it before the process ends.
+func (s *Store) Flush(ctx context.Context) error { return s.save(ctx, SaveOptions{}, true) }
+
+func (s *Store) save(ctx context.Context, opts SaveOptions, flush bool) error {
 	if s.cfg.File == nil {
 		return ErrNoStateFile
 	}
 	s.saveMu.Lock()
 	defer s.saveMu.Unlock()
-	if s.saved && s.savedVersion >= v && !opts.Merge && !opts.Force {
+	s.mu.Lock()
+	pending := s.version > s.savedVersion
+	needed := !s.saved || opts.Force || opts.Merge || s.durable > s.savedVersion ||
+		pending && (flush || s.now().Sub(s.lastWrite) >= historyFlushInterval)
+	s.mu.Unlock()
+	if !needed {
 		return nil
 	}
+	var written *State
+	var snapV uint64
+	var dirty dirtyFields
+	err := s.cfg.File.Update(ctx, opts.Force, func(disk *State, ours bool) (*State, error) {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if ours {
+			disk = s.base // the file is still our last write
+		}
+		out, aliases := merge3(s.base, s.st, disk, s.dirty)
+		pruneRuns(out, s.cfg.Runs)
+		// The store adopts the merged state: other writers' checks become visible here.
+		s.st = out.clone()
+		for from, to := range aliases {
+			s.aliases[from] = to
+		}
+		snapV, dirty, written = s.version, s.dirty, out
+		s.dirty = dirtyFields{}
+		return out, nil
+	})
 	s.mu.Lock()
-	snapV := s.version
-	snap := s.st.clone()
-	s.mu.Unlock()
-	if err := s.cfg.File.Save(ctx, snap, opts); err != nil {
+	defer s.mu.Unlock()
+	if err != nil {
+		// Unsaved singletons stay ours to write next time.
+		s.dirty.artifacts = s.dirty.artifacts || dirty.artifacts
+		s.dirty.git = s.dirty.git || dirty.git
+		s.dirty.pullRequest = s.dirty.pullRequest || dirty.pullRequest
 		return err
 	}
-	s.saved, s.savedVersion = true, snapV
+	s.base = written
+	s.saved, s.savedVersion, s.lastWrite = true, snapV, s.now()
 	return nil
 }
 
-// changed must be called with s.mu held after a mutation; it returns the mutation's version.
-func (s *Store) changed() uint64 {
+// changed must be called with s.mu held after a mutation.
+func (s *Store) changed() {
 	s.version++
-	return s.version
+	s.durable = s.version
 }
 
-// autosave persists mutation v when AutoSave is on.
-func (s *Store) autosave(ctx context.Context, v uint64) error {
+// changedHistory is changed for a mutation of ad-hoc run history only.
+func (s *Store) changedHistory() { s.version++ }
+
+// autosave persists the last mutation when AutoSave is on.
+func (s *Store) autosave(ctx context.Context) error {
 	if !s.cfg.AutoSave || s.cfg.File == nil {
 		return nil
 	}
-	if err := s.saveAtLeast(ctx, v, SaveOptions{}); err != nil {
+	if err := s.Save(ctx); err != nil {
 		return fmt.Errorf("change applied but not saved: %w", err)
 	}
 	return nil
@@ -155,18 +204,22 @@ func (s *Store) Import(ctx context.Context, other *State) (MergeStats, error) {
 	}
 	s.mu.Lock()
 	stats := Merge(s.st, src)
-	v := s.changed()
+	s.dirty.artifacts = s.dirty.artifacts || len(src.Artifacts.Base)+len(src.Artifacts.Current) > 0
+	s.dirty.git = s.dirty.git || src.Git != nil
+	s.dirty.pullRequest = s.dirty.pullRequest || src.PullRequest != nil
+	s.changed()
 	s.mu.Unlock()
-	return stats, s.autosave(ctx, v)
+	return stats, s.autosave(ctx)
 }
 
 // SetArtifacts replaces the stored artifacts (manifest/catalog of base and current).
 func (s *Store) SetArtifacts(ctx context.Context, a Artifacts) error {
 	s.mu.Lock()
 	s.st.Artifacts = Artifacts{Base: cloneMap(a.Base), Current: cloneMap(a.Current)}
-	v := s.changed()
+	s.dirty.artifacts = true
+	s.changed()
 	s.mu.Unlock()
-	return s.autosave(ctx, v)
+	return s.autosave(ctx)
 }
 
 // SetGit records the git context (nil clears it).
@@ -177,9 +230,10 @@ func (s *Store) SetGit(ctx context.Context, g *GitInfo) error {
 		cp := *g
 		s.st.Git = &cp
 	}
-	v := s.changed()
+	s.dirty.git = true
+	s.changed()
 	s.mu.Unlock()
-	return s.autosave(ctx, v)
+	return s.autosave(ctx)
 }
 
 // SetPullRequest records the pull request under review (nil clears it).
@@ -190,9 +244,10 @@ func (s *Store) SetPullRequest(ctx context.Context, pr *PullRequest) error {
 		cp := *pr
 		s.st.PullRequest = &cp
 	}
-	v := s.changed()
+	s.dirty.pullRequest = true
+	s.changed()
 	s.mu.Unlock()
-	return s.autosave(ctx, v)
+	return s.autosave(ctx)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -277,10 +332,10 @@ func (s *Store) Create(ctx context.Context, in CreateInput) (CreateResult, error
 		res.Check, res.Created = c, true
 	}
 	res.CheckID = res.Check.ID
-	v := s.changed()
+	s.changed()
 	s.mu.Unlock()
 
-	if err := s.autosave(ctx, v); err != nil {
+	if err := s.autosave(ctx); err != nil {
 		return res, err
 	}
 	if !in.Run {
@@ -371,7 +426,11 @@ func notFound(what, id string) error {
 	return fmt.Errorf("%s %q %w: list them to see valid ids", what, id, ErrNotFound)
 }
 
+// checkIndex finds a check by id, or by an id merged into another writer's same check.
 func (s *Store) checkIndex(id string) int {
+	if to, ok := s.aliases[id]; ok {
+		id = to
+	}
 	for i := range s.st.Checks {
 		if s.st.Checks[i].ID == id {
 			return i
@@ -431,9 +490,9 @@ func (s *Store) Update(ctx context.Context, id string, u CheckUpdate) (Check, er
 	}
 	c.UpdatedAt = s.now()
 	s.st.Checks[i] = c
-	v := s.changed()
+	s.changed()
 	s.mu.Unlock()
-	return c, s.autosave(ctx, v)
+	return c, s.autosave(ctx)
 }
 
 // Approve marks a check as approved (is_checked).
@@ -457,9 +516,9 @@ func (s *Store) Delete(ctx context.Context, id string) error {
 		return notFound("check", id)
 	}
 	s.st.Checks = append(s.st.Checks[:i], s.st.Checks[i+1:]...)
-	v := s.changed()
+	s.changed()
 	s.mu.Unlock()
-	return s.autosave(ctx, v)
+	return s.autosave(ctx)
 }
 
 // Reorder moves check id to position index (0-based, in the order after removal), shifting the others.
@@ -482,9 +541,9 @@ func (s *Store) Reorder(ctx context.Context, id string, index int) error {
 	out = append(out, c)
 	out = append(out, rest[index:]...)
 	s.st.Checks = out
-	v := s.changed()
+	s.changed()
 	s.mu.Unlock()
-	return s.autosave(ctx, v)
+	return s.autosave(ctx)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -537,8 +596,9 @@ func (s *Store) execute(ctx context.Context, typ string, params json.RawMessage,
 		c.LastRunID, c.LastRunAt, c.UpdatedAt = run.ID, &start, start
 	}
 	s.st.Runs = append(s.st.Runs, run)
+	pruneRuns(s.st, s.cfg.Runs)
 	s.cancels[run.ID] = cancel
-	s.changed()
+	s.changeRun(checkID)
 	s.mu.Unlock()
 
 	result, runErr := safeRun(runCtx, s.cfg.Runner, typ, params)
@@ -563,6 +623,7 @@ func (s *Store) execute(ctx context.Context, typ string, params json.RawMessage,
 		}
 		r.FinishedAt = &end
 	}
+	pruneRuns(s.st, s.cfg.Runs) // with its result in, the run counts for the byte bound
 	if checkID != "" {
 		if i := s.checkIndex(checkID); i >= 0 {
 			c := &s.st.Checks[i]
@@ -575,10 +636,19 @@ func (s *Store) execute(ctx context.Context, typ string, params json.RawMessage,
 		}
 	}
 	out := *r
-	v := s.changed()
+	s.changeRun(checkID)
 	s.mu.Unlock()
 	// Persist even when the caller's context was cancelled: the cancelled run is history too.
-	return out, s.autosave(context.WithoutCancel(ctx), v)
+	return out, s.autosave(context.WithoutCancel(ctx))
+}
+
+// changeRun records a run mutation: durable for a check's run, history for an ad-hoc one.
+func (s *Store) changeRun(checkID string) {
+	if checkID != "" {
+		s.changed()
+		return
+	}
+	s.changedHistory()
 }
 
 // safeRun calls the runner, turning a panic into an error so one bad operation cannot take the
@@ -621,9 +691,9 @@ func (s *Store) CancelRun(ctx context.Context, id string) (Run, error) {
 		cancel()
 	}
 	out := *r
-	v := s.changed()
+	s.changeRun(r.CheckID)
 	s.mu.Unlock()
-	return out, s.autosave(ctx, v)
+	return out, s.autosave(ctx)
 }
 
 // GetRun returns one run.

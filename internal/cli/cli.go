@@ -18,8 +18,10 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/ripple-data/ripple/internal/checks"
 	"github.com/ripple-data/ripple/internal/dbt"
 	"github.com/ripple-data/ripple/internal/ops"
+	"github.com/ripple-data/ripple/internal/warehouse"
 )
 
 // Version is set at build time with -ldflags "-X .../internal/cli.Version=...".
@@ -58,6 +60,12 @@ type Globals struct {
 	StateFile            string
 	JSON                 bool
 	Verbose              bool
+	// Limits (issue #19; docs/security.md lists them all).
+	StatementTimeout time.Duration
+	MaxResultBytes   int64
+	MaxCellBytes     int
+	Runs             checks.RunLimits
+	AllowedDirs      []string
 }
 
 // ExitError carries a process exit code.
@@ -171,8 +179,13 @@ func (g *Globals) bindFlags(pf *pflag.FlagSet) {
 	pf.StringVar(&g.DuckDB, "duckdb", os.Getenv("RIPPLE_DUCKDB"), "use this DuckDB file as the warehouse instead of profiles.yml")
 	pf.BoolVar(&g.DuckDBExternalAccess, "duckdb-external-access", false, "allow DuckDB to read files and URLs outside the database (off by default)")
 	pf.Int64Var(&g.MaxBytes, "max-bytes", 0, "refuse warehouse queries that would scan more bytes (BigQuery measures it with a dry run first); 0 = no limit")
-	pf.DurationVar(&g.QueryTimeout, "query-timeout", 0, "stop each warehouse query after this long, in the warehouse where it has a setting (e.g. 10m); 0 = none")
 	pf.StringVar(&g.StateFile, "state-file", "ripple_state.json", "checks and runs state file")
+	pf.DurationVar(&g.StatementTimeout, "statement-timeout", 0, "stop each warehouse statement after this long, in the warehouse where it has a setting (default: the profile's statement_timeout, else 5m; negative: none)")
+	pf.Int64Var(&g.MaxResultBytes, "max-result-bytes", warehouse.DefaultMaxResultBytes, "cap each query result at about this many bytes of rows (truncated: true when cut)")
+	pf.IntVar(&g.MaxCellBytes, "max-cell-bytes", warehouse.DefaultMaxCellBytes, "shorten text values longer than this many bytes")
+	pf.IntVar(&g.Runs.MaxRuns, "max-runs", checks.DefaultMaxRuns, "keep at most this many runs in memory and in the state file, oldest dropped first (every check's last run is kept; negative: no bound)")
+	pf.Int64Var(&g.Runs.MaxRunBytes, "max-run-bytes", checks.DefaultMaxRunBytes, "keep at most about this many bytes of run results, oldest dropped first (negative: no bound)")
+	pf.StringSliceVar(&g.AllowedDirs, "allow-dir", nil, "directories besides the project's that file inputs (compare-observed) may be read from")
 	pf.BoolVar(&g.JSON, "json", false, "print the result as JSON (stdout carries only the result)")
 	pf.BoolVarP(&g.Verbose, "verbose", "v", false, "log details to stderr")
 }
@@ -194,7 +207,7 @@ func ParseGlobals(args []string) (*Globals, error) {
 // extraCommands are the hand-written commands (not generated from an operation).
 func extraCommands() []func(g *Globals, ios IOStreams, reg *ops.Registry) *cobra.Command {
 	return []func(g *Globals, ios IOStreams, reg *ops.Registry) *cobra.Command{
-		newMCPCommand, newDemoCmd, newRunCmd, newCheckBaseCmd, newSQLLineageCmd,
+		newMCPCommand, newDemoCmd, newRunCmd, newCheckBaseCmd, newSQLLineageCmd, newServeCmd,
 	}
 }
 
@@ -215,6 +228,8 @@ func (g *Globals) NewSession(ios IOStreams) *ops.Session {
 		Paths:         dbt.Paths{ProjectDir: g.ProjectDir, TargetPath: g.TargetPath, TargetBasePath: g.TargetBasePath},
 		OpenWarehouse: g.warehouseOpener(),
 		StatePath:     g.StateFile,
+		Runs:          g.Runs,
+		AllowedDirs:   g.AllowedDirs,
 		Logger:        slog.New(slog.NewTextHandler(ios.ErrOut, &slog.HandlerOptions{Level: level})),
 	})
 }

@@ -20,7 +20,9 @@ import (
 
 // demoOptions are the flags of `ripple demo`.
 type demoOptions struct {
-	Dir string
+	Dir   string
+	Serve bool
+	serve serveOptions
 }
 
 func newDemoCmd(g *Globals, ios IOStreams, reg *ops.Registry) *cobra.Command {
@@ -34,6 +36,8 @@ func newDemoCmd(g *Globals, ios IOStreams, reg *ops.Registry) *cobra.Command {
 		RunE: func(c *cobra.Command, _ []string) error { return runDemo(c.Context(), g, ios, reg, o) },
 	}
 	cmd.Flags().StringVar(&o.Dir, "dir", "ripple-demo", "directory to write the demo project into")
+	cmd.Flags().BoolVar(&o.Serve, "serve", false, "then serve the review UI on it (like ripple serve: --host, --port, --read-only)")
+	o.serve.bindListen(cmd)
 	return cmd
 }
 
@@ -78,5 +82,13 @@ func runDemo(ctx context.Context, g *Globals, ios IOStreams, reg *ops.Registry, 
 	} {
 		fmt.Fprintf(ios.Out, "  ripple %s %s\n", flags, ex)
 	}
-	return nil
+	fmt.Fprintf(ios.Out, "Review it in a browser:\n  ripple %s serve    (then open http://127.0.0.1:8000/; or run `ripple demo --serve`)\n", flags)
+	if !o.Serve {
+		return nil
+	}
+	dg := *g
+	dg.ProjectDir, dg.TargetPath, dg.TargetBasePath, dg.DuckDB = built.Paths.ProjectDir, built.Paths.TargetPath, built.Paths.TargetBasePath, built.DBPath
+	ds := dg.NewSession(ios)
+	defer ds.Close()
+	return serveUI(ctx, &dg, ios, reg, ds, &o.serve)
 }

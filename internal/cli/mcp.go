@@ -62,6 +62,8 @@ func newMCPCommand(g *Globals, ios IOStreams, reg *ops.Registry) *cobra.Command 
 				Paths:         dbt.Paths{ProjectDir: g.ProjectDir, TargetPath: g.TargetPath, TargetBasePath: g.TargetBasePath},
 				OpenWarehouse: g.warehouseOpener(),
 				StatePath:     g.StateFile,
+				Runs:          g.Runs,
+				AllowedDirs:   g.AllowedDirs,
 				Logger:        logger,
 			})
 			defer sess.Close()

@@ -16,14 +16,16 @@ import (
 // behind the CLI or the MCP server writes to the warehouse.
 func (g *Globals) warehouseOpener() func(ctx context.Context, p *dbt.Project) (warehouse.Conn, error) {
 	return func(ctx context.Context, p *dbt.Project) (warehouse.Conn, error) {
-		opts := open.OpenOptions{ReadOnly: true, AllowExternalAccess: g.DuckDBExternalAccess, MaxBytes: g.MaxBytes, StatementTimeout: g.QueryTimeout}
+		opts := open.OpenOptions{ReadOnly: true, AllowExternalAccess: g.DuckDBExternalAccess, MaxBytes: g.MaxBytes,
+			StatementTimeout: g.StatementTimeout, MaxResultBytes: g.MaxResultBytes, MaxCellBytes: g.MaxCellBytes}
 		if g.DuckDB != "" {
 			if _, err := os.Stat(g.DuckDB); err != nil {
 				return nil, fmt.Errorf("the DuckDB file %s given with --duckdb cannot be opened: %w; point --duckdb at the file dbt built (or run `ripple demo`)", g.DuckDB, err)
 			}
 			return open.Open(ctx, profiles.Target{Type: "duckdb", Path: g.DuckDB, Database: p.ModelDatabase()}, opts)
 		}
-		t, err := profiles.Load(profiles.LoadOptions{ProfilesDir: g.ProfilesDir, ProjectDir: g.ProjectDir, Profile: g.Profile, Target: g.Target})
+		// The project's own directory, which set_backend may have changed.
+		t, err := profiles.Load(profiles.LoadOptions{ProfilesDir: g.ProfilesDir, ProjectDir: p.Paths.ProjectDir, Profile: g.Profile, Target: g.Target})
 		if err != nil {
 			return nil, err
 		}

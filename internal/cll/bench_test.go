@@ -234,3 +234,60 @@ func BenchmarkAnalyzeSQL(b *testing.B) {
 		}
 	}
 }
+
+// wideEnv is a project with one source of n columns, a model selecting
+// every column by name (the shape of a wide staging model) and a model
+// selecting * from it.
+func wideEnv(tb testing.TB, n int) *dbt.Env {
+	tb.Helper()
+	cols := make([]string, n)
+	for i := range cols {
+		cols[i] = fmt.Sprintf("c%d", i)
+	}
+	models := map[string]string{
+		"stg_wide":  "select\n    " + strings.Join(cols, ",\n    ") + "\nfrom \"db\".\"raw\".\"events\"",
+		"wide_mart": `select * from "db"."main"."stg_wide" where c1 is not null`,
+	}
+	deps := map[string][]string{"stg_wide": {"events"}, "wide_mart": {"stg_wide"}}
+	return testEnv(tb, map[string][]string{"events": cols}, models, deps)
+}
+
+// BenchmarkWideModel is column lineage of a model with 40,000 columns
+// (issue #19: roughly linear in the number of columns): the cold project
+// analysis, the impact of every column, and the comparison of two builds.
+func BenchmarkWideModel(b *testing.B) {
+	for _, n := range []int{10_000, 40_000} {
+		env := wideEnv(b, n)
+		ctx := context.Background()
+		b.Run(fmt.Sprintf("analyze_%d", n), func(b *testing.B) {
+			for b.Loop() {
+				if _, err := AnalyzeProject(ctx, env, NewCache()); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		pl, err := AnalyzeProject(ctx, env, NewCache())
+		if err != nil {
+			b.Fatal(err)
+		}
+		ml := pl.Models["model.p.stg_wide"]
+		var all []NodeColumn
+		for _, c := range ml.Columns {
+			all = append(all, NodeColumn{Node: ml.UniqueID, Column: c.Name})
+		}
+		b.Run(fmt.Sprintf("impact_%d", n), func(b *testing.B) {
+			for b.Loop() {
+				if r := pl.Impact(all); len(r.Columns) < n {
+					b.Fatalf("reached %d columns", len(r.Columns))
+				}
+			}
+		})
+		b.Run(fmt.Sprintf("compare_%d", n), func(b *testing.B) {
+			for b.Loop() {
+				if ca := CompareModel(ml, ml); ca.Category != NonBreaking {
+					b.Fatal(ca.Category)
+				}
+			}
+		})
+	}
+}

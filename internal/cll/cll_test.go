@@ -124,7 +124,7 @@ group by 1 having count(*) > 1 order by total desc`, Schema{"raw.orders": {"id",
 
 // testEnv builds an in-memory project: models maps a model name to its
 // SQL and parents; sources are given as name -> columns (catalog).
-func testEnv(t *testing.T, sources map[string][]string, models map[string]string, deps map[string][]string) *dbt.Env {
+func testEnv(t testing.TB, sources map[string][]string, models map[string]string, deps map[string][]string) *dbt.Env {
 	t.Helper()
 	nodes := map[string]any{}
 	srcs := map[string]any{}

@@ -99,16 +99,25 @@ func CompareModel(base, current *ModelLineage) ChangeAnalysis {
 	if len(ca.Removed) > 0 && len(ca.Added) > 0 {
 		var removed, added []string
 		used := map[string]bool{}
+		// Added columns by digest, in order: each removed column takes the
+		// first unused one with its digest.
+		byDigest := map[Digest][]string{}
+		for _, a := range ca.Added {
+			if cc, _ := current.Column(a); cc != nil && cc.Digest != 0 {
+				byDigest[cc.Digest] = append(byDigest[cc.Digest], a)
+			}
+		}
 		for _, r := range ca.Removed {
 			bc, _ := base.Column(r)
 			match := ""
-			for _, a := range ca.Added {
-				if used[a] {
-					continue
+			if bc != nil && bc.Digest != 0 {
+				cands := byDigest[bc.Digest]
+				for len(cands) > 0 && used[cands[0]] {
+					cands = cands[1:]
 				}
-				if cc, _ := current.Column(a); cc != nil && bc != nil && cc.Digest == bc.Digest && bc.Digest != 0 {
-					match = a
-					break
+				if len(cands) > 0 {
+					match = cands[0]
+					byDigest[bc.Digest] = cands[1:]
 				}
 			}
 			if match != "" {

@@ -93,6 +93,9 @@ type QueryLineage struct {
 	RowDeps      []ColumnRef `json:"row_deps"`
 	Opaque       bool        `json:"opaque"`
 	OpaqueReason string      `json:"opaque_reason,omitempty"`
+	// InternalError marks an opaque result caused by a bug of Ripple's
+	// parser or resolver (a recovered panic), not by the SQL.
+	InternalError bool `json:"internal_error,omitempty"`
 	// Tables are the physical relations read, as written, in first-use order.
 	Tables []string `json:"tables"`
 	// RowDigest identifies the row-shaping logic (filters, joins, grouping,

@@ -20,6 +20,12 @@ type PrimaryKey struct {
 	Columns  []string `json:"columns"`
 	Basis    KeyBasis `json:"basis"`
 	Evidence string   `json:"evidence"`
+	// Test is the unique id of the test behind a tested key, so callers can
+	// look its outcome up in run_results.
+	Test string `json:"-"`
+	// UniqueKey marks a declared key that comes from an incremental or
+	// snapshot unique_key config rather than a constraint.
+	UniqueKey bool `json:"-"`
 }
 
 // TestsOf returns the enabled generic tests attached to a node, sorted by id.
@@ -103,44 +109,82 @@ func (m *Manifest) ColumnTests(id string) map[string][]string {
 	return out
 }
 
-// PrimaryKeyOf finds a node's primary key: a declared primary_key
-// constraint, then an incremental/snapshot unique_key, then a column with a
-// unique test, then a unique_combination_of_columns test. It returns nil
-// when the node has no trustworthy key.
+// PrimaryKeyOf finds a node's primary key: the first of KeyCandidates, or
+// nil when the node has no declared or tested key.
 func (m *Manifest) PrimaryKeyOf(id string) *PrimaryKey {
+	if c := m.KeyCandidates(id); len(c) > 0 {
+		return &c[0]
+	}
+	return nil
+}
+
+// KeyCandidates lists every key the manifest declares or tests for a node,
+// most trustworthy first: a primary_key constraint (model level, then
+// column level), an incremental/snapshot unique_key, unique tests, then
+// unique_combination_of_columns tests. Candidates with the same columns are
+// listed once. Declared keys are claims, not proof: callers verify them.
+func (m *Manifest) KeyCandidates(id string) []PrimaryKey {
 	n, ok := m.all[id]
 	if !ok {
 		return nil
 	}
+	var out []PrimaryKey
+	seen := map[string]bool{}
+	add := func(k PrimaryKey) {
+		sig := strings.ToLower(strings.Join(k.Columns, "\x00"))
+		if len(k.Columns) == 0 || seen[sig] {
+			return
+		}
+		seen[sig] = true
+		out = append(out, k)
+	}
 	for _, c := range n.Constraints {
 		if c.Type == "primary_key" && len(c.Columns) > 0 {
-			return &PrimaryKey{Columns: c.Columns, Basis: KeyDeclared, Evidence: "primary_key constraint on the model"}
+			add(PrimaryKey{Columns: c.Columns, Basis: KeyDeclared, Evidence: "primary_key constraint on the model"})
 		}
 	}
 	for _, name := range sortedColumnNames(n) {
 		for _, c := range n.Columns[name].Constraints {
 			if c.Type == "primary_key" {
-				return &PrimaryKey{Columns: []string{n.Columns[name].Name}, Basis: KeyDeclared, Evidence: "primary_key constraint on column " + n.Columns[name].Name}
+				add(PrimaryKey{Columns: []string{n.Columns[name].Name}, Basis: KeyDeclared, Evidence: "primary_key constraint on column " + n.Columns[name].Name})
 			}
 		}
 	}
 	if mat := n.Materialized(); (mat == "incremental" || n.ResourceType == Snapshot) && len(n.Config.UniqueKey) > 0 {
-		return &PrimaryKey{Columns: n.Config.UniqueKey, Basis: KeyDeclared, Evidence: "unique_key of the " + orDefault(mat, n.ResourceType) + " config"}
+		add(PrimaryKey{Columns: n.Config.UniqueKey, Basis: KeyDeclared, UniqueKey: true, Evidence: "unique_key of the " + orDefault(mat, n.ResourceType) + " config"})
 	}
-	var combo *PrimaryKey
+	var combos []PrimaryKey
 	for _, t := range m.TestsOf(id) {
 		switch t.TestName() {
 		case "unique":
 			if c := t.TestColumn(); c != "" && !strings.ContainsAny(c, " ()|") {
-				return &PrimaryKey{Columns: []string{unquote(c)}, Basis: KeyTested, Evidence: "unique test " + t.Name}
+				add(PrimaryKey{Columns: []string{unquote(c)}, Basis: KeyTested, Test: t.UniqueID, Evidence: "unique test " + t.Name})
 			}
 		case "unique_combination_of_columns":
-			if cols := t.TestKwargStrings("combination_of_columns"); len(cols) > 0 && combo == nil {
-				combo = &PrimaryKey{Columns: cols, Basis: KeyTested, Evidence: "unique_combination_of_columns test " + t.Name}
+			if cols := t.TestKwargStrings("combination_of_columns"); len(cols) > 0 {
+				combos = append(combos, PrimaryKey{Columns: cols, Basis: KeyTested, Test: t.UniqueID, Evidence: "unique_combination_of_columns test " + t.Name})
 			}
 		}
 	}
-	return combo
+	for _, k := range combos {
+		add(k)
+	}
+	return out
+}
+
+// TestPassed reports the outcome of a test in this build's run_results:
+// passed is true for status "pass"; known is false when the test did not
+// run in this build (or there are no run_results).
+func (e *Env) TestPassed(testID string) (passed, known bool) {
+	if e == nil || e.RunResults == nil || testID == "" {
+		return false, false
+	}
+	for _, r := range e.RunResults.Results {
+		if r.UniqueID == testID {
+			return r.Status == "pass", true
+		}
+	}
+	return false, false
 }
 
 func sortedColumnNames(n *Node) []string {

@@ -180,16 +180,36 @@ func (e Env) resolveModel(name string) (target, error) {
 	return t, nil
 }
 
-// relationSQL is the quoted relation of a node for use in SQL.
+// relationSQL is the quoted relation of a node for use in SQL: the parts
+// of its relation_name, re-quoted for the dialect. A relation_name that is
+// not a relation name is refused by checkRelation before any SQL is built;
+// should one reach here, it becomes a single quoted identifier (a table that
+// does not exist), never SQL text.
 func relationSQL(d dialect.Dialect, n *dbt.Node) string {
-	if n.RelationName != "" {
-		return n.RelationName
+	db, schema, name, err := n.RelationParts(d.Name())
+	if err != nil {
+		return d.QuoteIdent(n.RelationName)
 	}
-	return d.QuoteRelation(n.Database, n.Schema, n.RelationIdentifier())
+	return d.QuoteRelation(db, schema, name)
 }
 
-func relationOf(n *dbt.Node) warehouse.Relation {
-	return warehouse.Relation{Database: n.Database, Schema: n.Schema, Name: n.RelationIdentifier()}
+func (e Env) relationOf(n *dbt.Node) warehouse.Relation {
+	db, schema, name, err := n.RelationParts(e.dialectName())
+	if err != nil {
+		return warehouse.Relation{Database: n.Database, Schema: n.Schema, Name: n.RelationIdentifier()}
+	}
+	return warehouse.Relation{Database: db, Schema: schema, Name: name}
+}
+
+// checkRelation is checkRelational plus a valid relation_name.
+func (e Env) checkRelation(n *dbt.Node, s Side) error {
+	if err := checkRelational(n, s); err != nil {
+		return err
+	}
+	if _, _, _, err := n.RelationParts(e.dialectName()); err != nil {
+		return fmt.Errorf("in the %s manifest, %w", s, err)
+	}
+	return nil
 }
 
 // checkRelational verifies that a node has a relation to query.
@@ -214,7 +234,7 @@ func (e Env) bothRelations(name string) (target, error) {
 		if n == nil {
 			return t, fmt.Errorf("model %q is not in the %s manifest (it was added or removed), so it cannot be compared; use query with base=%v to look at the side that has it", t.Name, s, s == Current)
 		}
-		if err := checkRelational(n, s); err != nil {
+		if err := e.checkRelation(n, s); err != nil {
 			return t, err
 		}
 	}
@@ -223,7 +243,7 @@ func (e Env) bothRelations(name string) (target, error) {
 
 // physicalColumns fetches the live columns of a node's relation.
 func (e Env) physicalColumns(ctx context.Context, n *dbt.Node, s Side) ([]warehouse.Column, error) {
-	cols, err := e.Conn.Columns(ctx, relationOf(n))
+	cols, err := e.Conn.Columns(ctx, e.relationOf(n))
 	if err != nil {
 		return nil, e.wrapErr(fmt.Sprintf("reading the columns of %s in the %s environment", relationSQL(e.Dialect, n), s), err)
 	}
@@ -260,4 +280,15 @@ func columnNames(cols []warehouse.Column) []string {
 
 func missingColumnError(model string, s Side, name string, cols []warehouse.Column) error {
 	return fmt.Errorf("column %q does not exist in %s in the %s environment; its columns are %s", name, model, s, strings.Join(columnNames(cols), ", "))
+}
+
+// dialectName names the dialect for relation parsing and messages.
+func (e Env) dialectName() string {
+	if e.Dialect != nil {
+		return e.Dialect.Name()
+	}
+	if e.Conn != nil {
+		return e.Conn.Dialect()
+	}
+	return "warehouse"
 }

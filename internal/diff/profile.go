@@ -48,7 +48,7 @@ func ProfileDiff(ctx context.Context, env Env, in ProfileDiffInput) (*ProfileDif
 		if n == nil {
 			continue
 		}
-		if err := checkRelational(n, s); err != nil {
+		if err := env.checkRelation(n, s); err != nil {
 			return nil, err
 		}
 		c, err := env.physicalColumns(ctx, n, s)

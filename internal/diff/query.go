@@ -58,7 +58,7 @@ func (e Env) prepareSQL(sql string, s Side) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return checkReadOnly(r)
+	return e.checkReadOnly(r)
 }
 
 // runCapped runs sql capped at limit rows and fills the total row count,

@@ -5,10 +5,9 @@ import (
 	"fmt"
 	"regexp"
 	"sort"
-	"strings"
-	"unicode"
 
 	"github.com/ripple-data/ripple/internal/dbt"
+	"github.com/ripple-data/ripple/internal/sqlguard"
 )
 
 var (
@@ -44,6 +43,9 @@ func (e Env) renderSQL(sql string, s Side) (string, error) {
 			pkg, name = a, b
 		}
 		n, err := e.refNode(m, pkg, name, s)
+		if err == nil {
+			err = e.checkRelation(n, s)
+		}
 		if err != nil {
 			if firstErr == nil {
 				firstErr = err
@@ -56,6 +58,9 @@ func (e Env) renderSQL(sql string, s Side) (string, error) {
 		g := sourceRe.FindStringSubmatch(call)
 		src, tbl := firstNonEmpty(g[1], g[2]), firstNonEmpty(g[3], g[4])
 		n, err := sourceNode(m, src, tbl, s)
+		if err == nil {
+			err = e.checkRelation(n, s)
+		}
 		if err != nil {
 			if firstErr == nil {
 				firstErr = err
@@ -122,95 +127,15 @@ func sourceNode(m *dbt.Manifest, src, tbl string, s Side) (*dbt.Node, error) {
 	return nil, fmt.Errorf("source('%s', '%s') is not in the %s manifest%s", src, tbl, s, dbt.SuggestSuffix(src+"."+tbl, names))
 }
 
-// writeVerbs are statement keywords a read-only query may not contain
-// outside quotes and comments.
-var writeVerbs = map[string]bool{
-	"INSERT": true, "UPDATE": true, "DELETE": true, "MERGE": true, "CREATE": true, "DROP": true,
-	"ALTER": true, "TRUNCATE": true, "GRANT": true, "REVOKE": true, "COPY": true, "ATTACH": true,
-	"DETACH": true, "INSTALL": true, "UPSERT": true,
-}
-
-var readStarts = map[string]bool{"SELECT": true, "WITH": true, "VALUES": true, "TABLE": true, "FROM": true, "(": true}
-
-// checkReadOnly accepts one SELECT-like statement and returns it without a
-// trailing semicolon.
-func checkReadOnly(sql string) (string, error) {
-	var words []string
-	body := sql
-	i, n := 0, len(sql)
-	for i < n {
-		c := sql[i]
-		switch {
-		case c == '-' && i+1 < n && sql[i+1] == '-':
-			for i < n && sql[i] != '\n' {
-				i++
-			}
-			continue
-		case c == '/' && i+1 < n && sql[i+1] == '*':
-			end := strings.Index(sql[i+2:], "*/")
-			if end < 0 {
-				return "", errors.New("the SQL has an unterminated /* comment")
-			}
-			i += end + 4
-			continue
-		case c == '\'' || c == '"' || c == '`':
-			j := i + 1
-			for j < n {
-				if sql[j] == c {
-					if j+1 < n && sql[j+1] == c {
-						j += 2
-						continue
-					}
-					break
-				}
-				if sql[j] == '\\' && c == '\'' {
-					j++
-				}
-				j++
-			}
-			if j >= n {
-				return "", fmt.Errorf("the SQL has an unterminated %c quote", c)
-			}
-			i = j + 1
-			continue
-		case c == ';':
-			// Only trailing semicolons, comments and space may follow.
-			rest, err := checkReadOnly(sql[i+1:])
-			if err == nil && strings.TrimSpace(rest) != "" {
-				return "", errors.New("the SQL has more than one statement; run one SELECT at a time")
-			}
-			if err != nil && !errors.Is(err, errEmptySQL) {
-				return "", err
-			}
-			body = sql[:i]
-			i = n
-			continue
-		case c == '(':
-			if len(words) == 0 {
-				words = append(words, "(")
-			}
-		case unicode.IsLetter(rune(c)) || c == '_':
-			j := i
-			for j < n && (sql[j] == '_' || sql[j] == '$' || unicode.IsLetter(rune(sql[j])) || unicode.IsDigit(rune(sql[j]))) {
-				j++
-			}
-			w := strings.ToUpper(sql[i:j])
-			words = append(words, w)
-			if writeVerbs[w] {
-				return "", fmt.Errorf("the SQL contains %s: Ripple only runs read-only queries (quote the identifier if %q is a column name)", w, sql[i:j])
-			}
-			i = j
-			continue
-		}
-		i++
+// checkReadOnly accepts exactly one read-only statement in the
+// warehouse's dialect (see internal/sqlguard) and returns it without
+// trailing semicolons.
+func (e Env) checkReadOnly(sql string) (string, error) {
+	name := ""
+	if e.Dialect != nil {
+		name = e.Dialect.Name()
 	}
-	if len(words) == 0 {
-		return "", errEmptySQL
-	}
-	if !readStarts[words[0]] {
-		return "", fmt.Errorf("the SQL starts with %s: Ripple only runs SELECT (or WITH ... SELECT) queries", words[0])
-	}
-	return strings.TrimRight(body, " \t\r\n"), nil
+	return sqlguard.ReadOnly(name, sql)
 }
 
 var errEmptySQL = errors.New("the SQL is empty: pass a SELECT statement")

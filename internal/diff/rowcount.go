@@ -170,6 +170,9 @@ func (e Env) countSide(ctx context.Context, name string, s Side) (*int64, RowCou
 		return nil, RowCountMeta{Status: StatusUnsupportedMaterialization,
 			Message: fmt.Sprintf("%s is materialized as %s, which creates no relation to count; materialize it as a view or table to count it", n.UniqueID, m)}, nil
 	}
+	if _, _, _, err := n.RelationParts(e.Dialect.Name()); err != nil {
+		return nil, RowCountMeta{}, fmt.Errorf("in the %s manifest, %w", s, err)
+	}
 	rel := relationSQL(e.Dialect, n)
 	r, err := e.Conn.Query(ctx, "SELECT COUNT(*) AS row_count FROM "+rel, warehouse.QueryOptions{Limit: 1})
 	if err != nil {

@@ -72,7 +72,7 @@ func toFrame(r *warehouse.Result, limit int) *frame.Frame {
 		l := limit
 		f.Limit = &l
 	}
-	f.More = r.More
+	f.More, f.Truncated, f.Bytes = r.More, r.Truncated, r.Bytes
 	if r.Total != nil {
 		t := *r.Total
 		f.TotalRowCount = &t

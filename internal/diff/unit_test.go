@@ -21,31 +21,30 @@ func TestKeysJSON(t *testing.T) {
 	}
 }
 
+// TestCheckReadOnly: agent SQL goes through the dialect's classifier
+// (internal/sqlguard has the full table); here, that the Env passes its
+// dialect, so a DuckDB string with '\' is three statements.
 func TestCheckReadOnly(t *testing.T) {
+	env := Env{Dialect: mustDialect(t, "duckdb")}
 	for sql, want := range map[string]string{
 		"select 1": "select 1",
-		"  WITH x AS (select 1) select * from x;  ": "  WITH x AS (select 1) select * from x",
+		"  WITH x AS (select 1) select * from x;  ": "WITH x AS (select 1) select * from x",
 		"select ';' as s; -- done":                  "select ';' as s",
-		"/* c */ select \"delete\" from t":          "/* c */ select \"delete\" from t",
-		"(select 1) union all (select 2)":           "(select 1) union all (select 2)",
-		"select 'it''s' as x":                       "select 'it''s' as x",
+		"show tables":                               "show tables",
 	} {
-		got, err := checkReadOnly(sql)
+		got, err := env.checkReadOnly(sql)
 		if err != nil || got != want {
 			t.Errorf("checkReadOnly(%q) = %q, %v; want %q", sql, got, err, want)
 		}
 	}
 	for sql, want := range map[string]string{
-		"insert into t values (1)":                              "INSERT",
+		`SELECT '\' ; SET memory_limit='1MB'; SELECT 1 --'`:     "more than one statement",
 		"with d as (delete from t returning *) select * from d": "DELETE",
-		"select 1; select 2":                                    "more than one statement",
-		"update t set x = 1":                                    "UPDATE",
-		"show tables":                                           "starts with SHOW",
-		"select 'unterminated":                                  "unterminated",
-		"-- only a comment":                                     "empty",
-		"select 1 /* open":                                      "unterminated /*",
+		"update t set x = 1":   "UPDATE",
+		"select 'unterminated": "unterminated",
+		"-- only a comment":    "empty",
 	} {
-		if _, err := checkReadOnly(sql); err == nil || !strings.Contains(err.Error(), want) {
+		if _, err := env.checkReadOnly(sql); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("checkReadOnly(%q) err = %v, want %q", sql, err, want)
 		}
 	}
@@ -120,26 +119,6 @@ func TestNoWarehouse(t *testing.T) {
 	if _, err := ValueDiff(context.Background(), Env{Project: proj}, ValueDiffInput{Model: "orders", PrimaryKey: Keys{"id"}}); err == nil || !strings.Contains(err.Error(), "no warehouse connection") {
 		t.Fatalf("no conn: %v", err)
 	}
-}
-
-func FuzzCheckReadOnly(f *testing.F) {
-	for _, s := range []string{"select 1", "select ';'; ", "with x as (select 1) select * from x", "/* */ -- x\nselect \"a\"\"b\"", "select 'a\\'b'", ";;", "delete from t"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, sql string) {
-		out, err := checkReadOnly(sql)
-		if err != nil {
-			return
-		}
-		if !strings.HasPrefix(sql, out) {
-			t.Fatalf("checkReadOnly(%q) = %q is not a prefix", sql, out)
-		}
-		// Accepted SQL is accepted again unchanged (idempotent).
-		again, err := checkReadOnly(out)
-		if err != nil || again != out {
-			t.Fatalf("not idempotent: %q -> %q, %v", out, again, err)
-		}
-	})
 }
 
 func FuzzRenderSQL(f *testing.F) {

@@ -32,6 +32,9 @@ type Frame struct {
 	More bool `json:"more,omitempty"`
 	// TotalRowCount is the full row count when known.
 	TotalRowCount *int64 `json:"total_row_count,omitempty"`
+	// Truncated and Bytes report the result byte cap (warehouse results).
+	Truncated bool  `json:"truncated,omitempty" jsonschema:"true when rows were cut at the result byte cap (--max-result-bytes) or long text values were shortened (--max-cell-bytes); more is then true too"`
+	Bytes     int64 `json:"bytes,omitempty" jsonschema:"approximate size of data in bytes, as JSON"`
 }
 
 // New returns an empty frame with the given (key, type) columns; the

@@ -3,31 +3,28 @@ package impact
 import (
 	"fmt"
 	"math"
-	"sort"
 	"strings"
 
 	"github.com/ripple-data/ripple/internal/dialect"
 )
 
 // Guidance teaches the caller how to read the result.
-const Guidance = "Triage → verify → investigate. impacted_models is the whole blast radius (modified + downstream). " +
-	"Read data_impact first: `confirmed` = a value diff found changed rows (report them); `none` = a value diff found no change (report it, nothing else to do); " +
-	"`potential` = no value diff could run (view, no primary key, added/removed model, skipped or failed). " +
-	"Only models with a non-null next_action need more calls: run the named tool with its ready arguments (query_diff queries are ready to use). " +
-	"schema_changes [] means compared and unchanged; null means it could not be compared (missing catalog) — not 'unchanged'. " +
-	"max_affected_row_count is the largest count for one model, not a total. Models in confirmed_not_impacted_models and " +
-	"not_impacted_by_column_lineage need no review. Incremental models may show build-window differences when not fully refreshed."
+const Guidance = "Triage, then verify. confirmed_impacted_models: the change's blast radius in the select scope; confirmed_not_impacted_models need no review. " +
+	"data_impact: confirmed = data changed (value diff, or added/removed model: verdict_basis), report it; none = no change found by a value diff, report it; " +
+	"potential = unverified (value_diff_skipped says why): call next_action's tool with its ready arguments (a keyed query_diff returns the changed rows). " +
+	"Value diffs join on primary_key (key_source, key_verified). schema_changes [] = unchanged, null = not compared. " +
+	"max_affected_row_count is a maximum, not a total. detail=full adds what compact rows omit and the column-lineage evidence."
 
 // isCategorical: strings and booleans get top-k rather than histograms.
 func isCategorical(k dialect.Kind) bool { return k == dialect.KindString || k == dialect.KindBoolean }
 
-func nextAction(d Deps, m *Model) *NextAction {
+func nextAction(a *analysis, m *Model) *NextAction {
 	switch m.DataImpact {
 	case None:
 		return nil
 	case Confirmed:
 		rc, vd := m.RowCount, m.ValueDiff
-		if rc == nil || rc.DeltaPct == nil || math.Abs(*rc.DeltaPct) > 5 || rc.Current == nil {
+		if vd == nil || rc == nil || rc.DeltaPct == nil || math.Abs(*rc.DeltaPct) > 5 || rc.Current == nil {
 			return nil
 		}
 		matched := *rc.Current - vd.RowsAdded
@@ -39,48 +36,83 @@ func nextAction(d Deps, m *Model) *NextAction {
 			Reason:    fmt.Sprintf("%d of %d matched rows changed with a stable row count — look at how the values shifted", vd.RowsChanged, matched),
 			Arguments: map[string]any{"model": m.Name, "columns": cols}}
 	}
-	status := ""
-	if m.ChangeStatus != nil {
-		status = *m.ChangeStatus
-	}
+	prio, what := "high", "modified model"
 	switch {
-	case status == "removed":
+	case isRemoved(m):
 		return nil
-	case status == "added":
-		q := summaryQuery(d, m)
+	case isAdded(m):
+		q := summaryQuery(a, m, false)
 		return &NextAction{Tool: "query", Priority: "medium", Query: q,
-			Reason:    "new model: there is no base to diff against; look at its data",
-			Arguments: map[string]any{"sql": q}}
-	case status == "modified":
-		if cols := profileColumns(m.SchemaChanges); len(cols) > 0 {
-			return &NextAction{Tool: "profile_diff", Columns: cols, Priority: "high",
-				Reason:    "schema changed and no value diff could verify the data: profile the changed columns",
-				Arguments: map[string]any{"model": m.Name, "columns": cols}}
-		}
-		q := summaryQuery(d, m)
-		return &NextAction{Tool: "query_diff", Priority: "high", Query: q,
-			Reason:    "modified model without a value diff (" + m.ValueDiffSkipped + "): compare aggregates in both environments",
-			Arguments: map[string]any{"sql": q}}
-	}
-	q := summaryQuery(d, m)
-	prio, what := "medium", "downstream table"
-	if m.Materialized == "view" {
+			Reason:    "new model whose rows could not be counted: look at its data",
+			Arguments: map[string]any{"sql_template": q}}
+	case m.Warning != "":
+		// Base and current are one relation: any diff shows no change.
+		q := summaryQuery(a, m, false)
+		return &NextAction{Tool: "query", Priority: "high", Query: q,
+			Reason:    m.Warning + "; rebuild the base into its own schema to compare, meanwhile look at the current data",
+			Arguments: map[string]any{"sql_template": q}}
+	case m.Classification != "modified" && m.Materialized == "view":
 		prio, what = "low", "downstream view"
+	case m.Classification != "modified":
+		prio, what = "medium", "downstream table"
 	}
+	if len(m.PrimaryKey) > 0 {
+		q := rowsQuery(a, m)
+		return &NextAction{Tool: "query_diff", Priority: prio, Query: q,
+			Reason: what + " without a value diff (" + m.ValueDiffSkipped + "): compare its rows by the key " + strings.Join(m.PrimaryKey, ", ") +
+				" to see the rows added, removed and changed",
+			Arguments: map[string]any{"sql_template": q, "primary_keys": m.PrimaryKey}}
+	}
+	if cols := profileColumns(m.SchemaChanges); len(cols) > 0 && m.Classification == "modified" {
+		return &NextAction{Tool: "profile_diff", Columns: cols, Priority: prio,
+			Reason:    "schema changed and no value diff could verify the data (" + m.ValueDiffSkipped + "): profile the changed columns",
+			Arguments: map[string]any{"model": m.Name, "columns": cols}}
+	}
+	q := summaryQuery(a, m, true)
 	return &NextAction{Tool: "query_diff", Priority: prio, Query: q,
 		Reason:    what + " without a value diff (" + m.ValueDiffSkipped + "): compare aggregates in both environments",
-		Arguments: map[string]any{"sql": q}}
+		Arguments: map[string]any{"sql_template": q}}
 }
 
-func changedValueColumns(vd *ValueDiff) []string {
-	var cols []string
-	for c, v := range vd.Columns {
-		if v.AffectedRowCount > 0 {
-			cols = append(cols, c)
+// rowsQuery selects a keyed model's columns present in both builds, key
+// first, for a query_diff by key.
+func rowsQuery(a *analysis, m *Model) string {
+	quote := a.quoter()
+	base := a.baseColumns(m)
+	current := a.cmp.Project.Current.Columns(m.UniqueID)
+	if len(current) == 0 {
+		return "select * from " + refName(m)
+	}
+	cols := make([]string, 0, len(current))
+	seen := map[string]bool{}
+	for _, k := range m.PrimaryKey {
+		cols = append(cols, quote(k))
+		seen[strings.ToLower(k)] = true
+	}
+	for _, c := range current {
+		if lc := strings.ToLower(c.Name); !seen[lc] && (len(base) == 0 || base[lc]) {
+			seen[lc] = true
+			cols = append(cols, quote(c.Name))
 		}
 	}
-	sort.Strings(cols)
-	return cols
+	return "select " + strings.Join(cols, ", ") + " from " + refName(m)
+}
+
+// baseColumns are the lower-cased names of a model's base columns (empty
+// when unknown, which restricts nothing).
+func (a *analysis) baseColumns(m *Model) map[string]bool {
+	out := map[string]bool{}
+	for _, c := range a.cmp.Project.Base.Columns(m.UniqueID) {
+		out[strings.ToLower(c.Name)] = true
+	}
+	return out
+}
+
+func (a *analysis) quoter() func(string) string {
+	if d := a.d.Diff.Dialect; d != nil {
+		return d.QuoteIdent
+	}
+	return func(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
 }
 
 // profileColumns are the changed columns that exist in the current build.
@@ -96,38 +128,34 @@ func profileColumns(changes []SchemaChange) []string {
 
 // summaryQuery builds an aggregate query over the model's columns in
 // {{ ref() }} form: COUNT(*), SUM/AVG of numeric columns and COUNT(DISTINCT)
-// of categorical ones, so the agent writes no SQL.
-func summaryQuery(d Deps, m *Model) string {
+// of categorical ones, so the agent writes no SQL. common restricts it to
+// the columns present in both builds, for a query_diff.
+func summaryQuery(a *analysis, m *Model, common bool) string {
 	const maxNumeric, maxCategorical = 8, 5
-	env := d.Comparison.Project.Current
-	if m.ChangeStatus != nil && *m.ChangeStatus == "removed" {
-		env = d.Comparison.Project.Base
-	}
-	quote := func(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
-	if d.Diff.Dialect != nil {
-		quote = d.Diff.Dialect.QuoteIdent
-	}
-	keys := map[string]bool{}
-	if m.pk != nil {
-		for _, k := range m.pk.Columns {
-			keys[strings.ToLower(k)] = true
-		}
+	quote := a.quoter()
+	var base map[string]bool
+	if common {
+		base = a.baseColumns(m)
 	}
 	exprs := []string{"count(*) as row_count"}
 	nNum, nCat := 0, 0
-	for _, c := range env.Columns(m.UniqueID) {
+	for _, c := range a.cmp.Project.Current.Columns(m.UniqueID) {
 		lc := strings.ToLower(c.Name)
+		if len(base) > 0 && !base[lc] {
+			continue
+		}
 		alias := strings.Map(func(r rune) rune {
 			if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_' {
 				return r
 			}
 			return '_'
 		}, lc)
+		id := strings.HasSuffix(lc, "_id") || lc == "id"
 		switch {
-		case dialect.KindOf(c.Type).Numeric() && !keys[lc] && !strings.HasSuffix(lc, "_id") && nNum < maxNumeric:
+		case dialect.KindOf(c.Type).Numeric() && !id && nNum < maxNumeric:
 			exprs = append(exprs, fmt.Sprintf("sum(%s) as sum_%s", quote(c.Name), alias), fmt.Sprintf("avg(%s) as avg_%s", quote(c.Name), alias))
 			nNum++
-		case (isCategorical(dialect.KindOf(c.Type)) || keys[lc] || strings.HasSuffix(lc, "_id")) && nCat < maxCategorical:
+		case (isCategorical(dialect.KindOf(c.Type)) || id) && nCat < maxCategorical:
 			exprs = append(exprs, fmt.Sprintf("count(distinct %s) as distinct_%s", quote(c.Name), alias))
 			nCat++
 		}
@@ -135,12 +163,15 @@ func summaryQuery(d Deps, m *Model) string {
 	return "select " + strings.Join(exprs, ", ") + " from " + refName(m)
 }
 
+// tableLike materializations are row-count checks worth saving.
+var tableLike = map[string]bool{"table": true, "incremental": true, "snapshot": true, "seed": true}
+
 func suggestedChecks(models []*Model) []SuggestedCheck {
 	out := []SuggestedCheck{}
 	var tables []string
 	var schemaIDs []string
 	for _, m := range models {
-		if m.Classification == "modified" && m.ChangeStatus != nil && *m.ChangeStatus != "removed" && tableLike[materialization(m)] {
+		if m.Classification == "modified" && !isRemoved(m) && tableLike[materialization(m)] {
 			tables = append(tables, m.Name)
 		}
 		if m.Classification == "modified" && len(m.SchemaChanges) > 0 && m.ChangeStatus != nil && *m.ChangeStatus == "modified" {
@@ -149,14 +180,14 @@ func suggestedChecks(models []*Model) []SuggestedCheck {
 	}
 	if len(tables) > 0 {
 		out = append(out, SuggestedCheck{Type: "row_count_diff", Name: "Row counts of modified tables",
-			Description: "Row counts of " + strings.Join(tables, ", ") + " in base and current.",
+			Description: fmt.Sprintf("Row counts of the %d modified table(s) in base and current.", len(tables)),
 			Params:      map[string]any{"node_names": tables}})
 	}
 	for _, m := range models {
-		if m.DataImpact == Confirmed && m.pk != nil {
+		if m.DataImpact == Confirmed && m.ValueDiff != nil {
 			out = append(out, SuggestedCheck{Type: "value_diff", Name: "Value diff of " + m.Name,
-				Description: fmt.Sprintf("%d rows added, %d removed, %d changed (key %s).", m.ValueDiff.RowsAdded, m.ValueDiff.RowsRemoved, m.ValueDiff.RowsChanged, strings.Join(m.pk.Columns, ", ")),
-				Params:      map[string]any{"model": m.Name, "primary_key": m.pk.Columns}})
+				Description: fmt.Sprintf("%d rows added, %d removed, %d changed (key %s).", m.ValueDiff.RowsAdded, m.ValueDiff.RowsRemoved, m.ValueDiff.RowsChanged, strings.Join(m.PrimaryKey, ", ")),
+				Params:      map[string]any{"model": m.Name, "primary_key": m.PrimaryKey}})
 		}
 	}
 	if len(schemaIDs) > 0 {

@@ -59,7 +59,7 @@ func Markdown(in SummaryInput) string {
 	ids := []string{}
 	notes := map[string]Annotation{}
 	if r != nil {
-		for _, m := range r.ImpactedModels {
+		for _, m := range r.ConfirmedImpactedModels {
 			ids = append(ids, m.UniqueID)
 			a := Annotation{SchemaChanged: len(m.SchemaChanges) > 0 && m.ChangeStatus != nil && *m.ChangeStatus == "modified"}
 			if m.RowCount != nil && m.RowCount.DeltaPct != nil && *m.RowCount.DeltaPct != 0 {
@@ -82,12 +82,16 @@ func Markdown(in SummaryInput) string {
 	}
 	if r != nil {
 		b.WriteString("\n## Impact\n\n")
-		fmt.Fprintf(&b, "%d modified, %d downstream, %d not impacted (classification: %s).\n\n",
-			r.ModifiedCount, r.DownstreamCount, len(r.ConfirmedNotImpactedModels)+len(r.NotImpactedByColumnLineage), r.ClassificationSource)
+		pruned := ""
+		if r.NotImpactedByColumnLineageCount > 0 {
+			pruned = fmt.Sprintf(" (%d ruled out by column lineage)", r.NotImpactedByColumnLineageCount)
+		}
+		fmt.Fprintf(&b, "%d modified, %d downstream%s, %d not impacted (classification: %s).\n\n",
+			r.ModifiedCount, r.DownstreamCount, pruned, len(r.ConfirmedNotImpactedModels), r.ClassificationSource)
 		b.WriteString("| model | change | rows (base → current) | schema | data impact | affected rows |\n|---|---|---|---|---|---|\n")
-		for i, m := range r.ImpactedModels {
+		for i, m := range r.ConfirmedImpactedModels {
 			if i == maxSummaryRows {
-				fmt.Fprintf(&b, "\n_%d more impacted model(s) not listed; run `ripple impact-analysis` for all of them._\n", len(r.ImpactedModels)-i)
+				fmt.Fprintf(&b, "\n_%d more impacted model(s) not listed; run `ripple impact-analysis` for all of them._\n", len(r.ConfirmedImpactedModels)-i)
 				break
 			}
 			change := "downstream"

@@ -27,7 +27,7 @@ func summaryResult() *impact.Result {
 		ModifiedCount:              3,
 		DownstreamCount:            1,
 		ConfirmedNotImpactedModels: []string{"stg_events"},
-		ImpactedModels: []*impact.Model{
+		ConfirmedImpactedModels: []*impact.Model{
 			{Name: "brand_new", UniqueID: "model." + pid + ".brand_new", ChangeStatus: ptr("added"),
 				RowCount:      &impact.RowCount{Current: ptr[int64](1), BaseStatus: "not_in_manifest", CurrentStatus: "ok"},
 				SchemaChanges: []impact.SchemaChange{{Column: "y", ChangeStatus: "added", CurrentType: "INTEGER"}},
@@ -146,7 +146,7 @@ func TestMarkdownTruncatesLargeGraphs(t *testing.T) {
 	r := &impact.Result{}
 	for _, id := range cmp.Graph.IDs() {
 		if n, _ := cmp.Graph.Node(id); n.ResourceType == dbt.Model {
-			r.ImpactedModels = append(r.ImpactedModels, &impact.Model{Name: n.Name, UniqueID: id, DataImpact: impact.Potential})
+			r.ConfirmedImpactedModels = append(r.ConfirmedImpactedModels, &impact.Model{Name: n.Name, UniqueID: id, DataImpact: impact.Potential})
 		}
 	}
 	md := impact.Markdown(impact.SummaryInput{Comparison: cmp, Impact: r})
@@ -162,8 +162,8 @@ func TestMarkdownTruncatesLargeGraphs(t *testing.T) {
 			strings.Count(m[1], " --> "), edgesAmong(t, cmp, m[1]))
 	}
 	shown := strings.Count(m[1], "\n  class ")
-	if omitted := m[2]; omitted != strconv.Itoa(len(r.ImpactedModels)-shown) {
-		t.Errorf("note says %s omitted, %d of %d are shown", omitted, shown, len(r.ImpactedModels))
+	if omitted := m[2]; omitted != strconv.Itoa(len(r.ConfirmedImpactedModels)-shown) {
+		t.Errorf("note says %s omitted, %d of %d are shown", omitted, shown, len(r.ConfirmedImpactedModels))
 	}
 }
 

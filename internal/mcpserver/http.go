@@ -30,6 +30,8 @@ type HTTPOptions struct {
 	// AllowedOrigins are extra browser origins (scheme://host[:port]) allowed
 	// besides loopback ones. Requests with any other Origin get 403.
 	AllowedOrigins []string
+	// BodyTimeout bounds reading a request body (0: 30 s).
+	BodyTimeout time.Duration
 }
 
 // DefaultHTTPAddr is where --http listens when given only a port.
@@ -49,24 +51,50 @@ func NormalizeAddr(addr string) string {
 	return addr
 }
 
+// HTTP limits: a client must send its request headers and body within
+// these, and an idle keep-alive connection is closed after idleTimeout, so
+// slow or trickling clients cannot hold connections forever. Responses have
+// no deadline: a tool call streams its result for as long as it runs.
+const (
+	headerTimeout = 10 * time.Second
+	bodyTimeout   = 30 * time.Second
+	idleTimeout   = 2 * time.Minute
+)
+
+func (o HTTPOptions) bodyTimeout() time.Duration {
+	if o.BodyTimeout > 0 {
+		return o.BodyTimeout
+	}
+	return bodyTimeout
+}
+
 // HTTPHandler serves MCP at /mcp (streamable HTTP) and GET /health.
 // DNS-rebinding protection (Host on loopback connections) stays on, and
-// browser requests from foreign origins are refused.
+// browser requests from foreign origins are refused, on both paths.
 func (s *Server) HTTPHandler(o HTTPOptions) http.Handler {
 	mcpHandler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
 		Stateless: o.Stateless,
 		Logger:    s.log,
+		// A dropped HTTP request cancels its tool call (2026-07-28
+		// protocol; older ones are cancelled by the guard, see cancelOrphan).
+		PropagateRequestCancellation: true,
 	})
 	mux := http.NewServeMux()
-	mux.HandleFunc("/health", func(w http.ResponseWriter, r *http.Request) {
+	// /health says only that the server is up: no version or mode for a
+	// scanner to fingerprint.
+	mux.Handle("/health", s.guard(o, false, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
-		_ = json.NewEncoder(w).Encode(map[string]string{"status": "ok", "version": s.version, "mode": string(s.mode)})
-	})
-	mux.Handle("/mcp", s.guard(o, mcpHandler))
+		_, _ = io.WriteString(w, `{"status":"ok"}`+"\n")
+	})))
+	mux.Handle("/mcp", s.guard(o, true, mcpHandler))
 	return mux
 }
 
-func (s *Server) guard(o HTTPOptions, next http.Handler) http.Handler {
+// guard checks Origin, Host and (on /mcp) the token, validates POST bodies
+// as JSON-RPC (answering bad ones with JSON-RPC errors, as the SDK does
+// not), maps ids the SDK would round, and cancels the tool call of a client
+// that went away.
+func (s *Server) guard(o HTTPOptions, isMCP bool, next http.Handler) http.Handler {
 	allowed := map[string]bool{}
 	for _, a := range o.AllowedOrigins {
 		allowed[strings.TrimRight(strings.ToLower(a), "/")] = true
@@ -77,47 +105,256 @@ func (s *Server) guard(o HTTPOptions, next http.Handler) http.Handler {
 			httpError(w, http.StatusForbidden, jsonrpc.CodeInvalidRequest, "Forbidden: origin "+origin+" is not allowed (see --allowed-origins)")
 			return
 		}
-		if o.AuthToken != "" {
-			got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-			if !ok || subtle.ConstantTimeCompare([]byte(strings.TrimSpace(got)), []byte(o.AuthToken)) != 1 {
-				w.Header().Set("WWW-Authenticate", `Bearer realm="ripple"`)
-				httpError(w, http.StatusUnauthorized, jsonrpc.CodeInvalidRequest, "Unauthorized: send Authorization: Bearer <token>")
-				return
-			}
+		if !hostAllowed(r) {
+			s.log.Warn("refused a request for a foreign host on a loopback address (DNS rebinding?)", "host", r.Host)
+			httpError(w, http.StatusForbidden, jsonrpc.CodeInvalidRequest, "Forbidden: host "+r.Host+" is not a loopback name")
+			return
 		}
+		if !isMCP {
+			next.ServeHTTP(w, r)
+			return
+		}
+		if o.AuthToken != "" && !tokenOK(r.Header.Get("Authorization"), o.AuthToken) {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="ripple"`)
+			httpError(w, http.StatusUnauthorized, jsonrpc.CodeInvalidRequest, "Unauthorized: send Authorization: Bearer <token>")
+			return
+		}
+		var call *pendingCall
 		if r.Method == http.MethodPost {
-			body, err := io.ReadAll(io.LimitReader(r.Body, mcp.DefaultMaxRequestBodyBytes+1))
-			_ = r.Body.Close()
-			if err != nil {
-				httpError(w, http.StatusBadRequest, jsonrpc.CodeParseError, "Parse error: "+err.Error())
+			var ok bool
+			if call, ok = s.readBody(w, r, o.bodyTimeout()); !ok {
 				return
 			}
-			if len(body) > mcp.DefaultMaxRequestBodyBytes {
-				httpError(w, http.StatusRequestEntityTooLarge, jsonrpc.CodeInvalidRequest, "request body too large")
-				return
-			}
-			trimmed := bytes.TrimSpace(body)
-			switch {
-			case !utf8.Valid(body):
-				httpError(w, http.StatusBadRequest, jsonrpc.CodeParseError, "Parse error: message is not valid UTF-8")
-				return
-			case !json.Valid(trimmed):
-				httpError(w, http.StatusBadRequest, jsonrpc.CodeParseError, "Parse error: invalid JSON")
-				return
-			case len(trimmed) > 0 && trimmed[0] == '{':
-				if id, fwd, err := checkMessage(trimmed); err != nil {
-					httpErrorID(w, http.StatusBadRequest, id, jsonrpc.CodeInvalidRequest, "Invalid Request: "+err.Error())
-					return
-				} else if !fwd {
-					w.WriteHeader(http.StatusAccepted) // a response nobody waits for
-					return
-				}
-			}
-			r.Body = io.NopCloser(bytes.NewReader(body))
-			r.ContentLength = int64(len(body))
 		}
-		next.ServeHTTP(w, r)
+		if o.Stateless {
+			// A stateless request's session is the request: its tool call
+			// ends with it (see cancelWithRequest).
+			r = r.WithContext(context.WithValue(r.Context(), requestDoneKey{}, r.Context().Done()))
+		}
+		ew := &jsonErrorWriter{ResponseWriter: w}
+		if call != nil {
+			ew.id = call.replyID
+		}
+		next.ServeHTTP(ew, r)
+		ew.finish()
+		if call != nil && call.method != "" && call.method != "initialize" && r.Context().Err() != nil {
+			s.cancelOrphan(next, r, call.sdkID)
+		}
 	})
+}
+
+// pendingCall is the request a single-message POST carries.
+type pendingCall struct {
+	replyID json.RawMessage // the client's id, for error replies
+	sdkID   json.RawMessage // the id as the SDK sees it (see mapBigID)
+	method  string          // "" for a notification or response
+}
+
+// readBody reads and checks a POST body (within timeout) and puts it
+// back on r for the SDK, with large ids mapped. It answers bad bodies itself
+// and then returns ok=false.
+func (s *Server) readBody(w http.ResponseWriter, r *http.Request, timeout time.Duration) (*pendingCall, bool) {
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Now().Add(timeout))
+	body, err := io.ReadAll(io.LimitReader(r.Body, mcp.DefaultMaxRequestBodyBytes+1))
+	_ = r.Body.Close()
+	_ = rc.SetReadDeadline(time.Time{})
+	if err != nil {
+		httpError(w, http.StatusBadRequest, jsonrpc.CodeParseError, "Parse error: reading the request body: "+err.Error())
+		return nil, false
+	}
+	if len(body) > mcp.DefaultMaxRequestBodyBytes {
+		httpError(w, http.StatusRequestEntityTooLarge, jsonrpc.CodeInvalidRequest, "request body too large")
+		return nil, false
+	}
+	trimmed := bytes.TrimSpace(body)
+	var call *pendingCall
+	switch {
+	case !utf8.Valid(body):
+		httpError(w, http.StatusBadRequest, jsonrpc.CodeParseError, "Parse error: message is not valid UTF-8")
+		return nil, false
+	case !json.Valid(trimmed):
+		httpError(w, http.StatusBadRequest, jsonrpc.CodeParseError, "Parse error: invalid JSON")
+		return nil, false
+	case trimmed[0] == '{':
+		id, fwd, err := checkMessage(trimmed)
+		if err != nil {
+			httpErrorID(w, http.StatusBadRequest, id, jsonrpc.CodeInvalidRequest, "Invalid Request: "+err.Error())
+			return nil, false
+		}
+		if !fwd {
+			w.WriteHeader(http.StatusAccepted) // a response nobody waits for
+			return nil, false
+		}
+		trimmed = mapBigID(trimmed)
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		_ = json.Unmarshal(trimmed, &m)
+		call = &pendingCall{replyID: id}
+		if len(m.ID) > 0 {
+			call.sdkID, call.method = m.ID, m.Method
+		}
+	case trimmed[0] == '[':
+		var elems []json.RawMessage
+		_ = json.Unmarshal(trimmed, &elems)
+		if len(elems) == 0 {
+			httpError(w, http.StatusBadRequest, jsonrpc.CodeInvalidRequest, "Invalid Request: empty batch")
+			return nil, false
+		}
+		if v := r.Header.Get("Mcp-Protocol-Version"); v == "" || v >= "2025-06-18" {
+			httpError(w, http.StatusBadRequest, jsonrpc.CodeInvalidRequest, "Invalid Request: JSON-RPC batches are not supported from protocol version 2025-06-18 on; send one message per request")
+			return nil, false
+		}
+		for i, e := range elems {
+			if _, _, err := checkMessage(e); err != nil {
+				httpError(w, http.StatusBadRequest, jsonrpc.CodeInvalidRequest, fmt.Sprintf("Invalid Request: batch element %d: %v", i, err))
+				return nil, false
+			}
+			elems[i] = mapBigID(e)
+		}
+		trimmed, _ = json.Marshal(elems)
+	default:
+		httpError(w, http.StatusBadRequest, jsonrpc.CodeInvalidRequest, "Invalid Request: a JSON-RPC message must be an object")
+		return nil, false
+	}
+	r.Body = io.NopCloser(bytes.NewReader(trimmed))
+	r.ContentLength = int64(len(trimmed))
+	return call, true
+}
+
+// cancelOrphan tells the session that the client of request id went away,
+// so the tool call (and its warehouse query, which the adapters cancel on
+// the server) stops instead of holding a connection of the pool.
+func (s *Server) cancelOrphan(next http.Handler, r *http.Request, id json.RawMessage) {
+	sid := r.Header.Get("Mcp-Session-Id")
+	if sid == "" {
+		return // stateless: the request's session ends with it
+	}
+	body := `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":` + string(id) + `,"reason":"the HTTP client went away"}}`
+	req, err := http.NewRequestWithContext(context.WithoutCancel(r.Context()), http.MethodPost, r.URL.String(), strings.NewReader(body))
+	if err != nil {
+		return
+	}
+	req.Host = r.Host
+	for _, h := range []string{"Mcp-Session-Id", "Mcp-Protocol-Version", "Authorization"} {
+		if v := r.Header.Get(h); v != "" {
+			req.Header.Set(h, v)
+		}
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	s.log.Info("HTTP client went away; cancelling its request", "id", string(id))
+	next.ServeHTTP(discard{http.Header{}}, req)
+}
+
+// requestDoneKey carries a stateless HTTP request's Done channel into the
+// SDK, which keeps context values (not cancellation) of the request that
+// created a session.
+type requestDoneKey struct{}
+
+// cancelWithRequest cancels a request's handling when the stateless HTTP
+// request that carried it ends (the client went away); the SDK does not.
+func cancelWithRequest(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		done, _ := ctx.Value(requestDoneKey{}).(<-chan struct{})
+		if done == nil {
+			return next(ctx, method, req)
+		}
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		go func() {
+			select {
+			case <-done:
+				cancel()
+			case <-ctx.Done():
+			}
+		}()
+		return next(ctx, method, req)
+	}
+}
+
+// discard is a ResponseWriter for internal requests nobody reads.
+type discard struct{ h http.Header }
+
+func (d discard) Header() http.Header         { return d.h }
+func (d discard) Write(p []byte) (int, error) { return len(p), nil }
+func (d discard) WriteHeader(int)             {}
+
+// jsonErrorWriter fixes the SDK's output on the way out: ids and error
+// codes (fixSSE), and plain-text error bodies, which it turns into JSON-RPC
+// error objects so every answer of /mcp is JSON-RPC.
+type jsonErrorWriter struct {
+	http.ResponseWriter
+	id     json.RawMessage
+	status int // a captured plain-text error
+	buf    bytes.Buffer
+}
+
+func (w *jsonErrorWriter) WriteHeader(code int) {
+	if code >= 400 && strings.HasPrefix(w.Header().Get("Content-Type"), "text/plain") {
+		w.status = code
+		return
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *jsonErrorWriter) Write(p []byte) (int, error) {
+	if w.status != 0 {
+		return w.buf.Write(p)
+	}
+	if _, err := w.ResponseWriter.Write(fixSSE(p)); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+func (w *jsonErrorWriter) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+func (w *jsonErrorWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+func (w *jsonErrorWriter) finish() {
+	if w.status == 0 {
+		return
+	}
+	code := int64(jsonrpc.CodeInvalidRequest)
+	if w.status >= 500 {
+		code = jsonrpc.CodeInternalError
+	}
+	w.Header().Del("X-Content-Type-Options")
+	httpErrorID(w.ResponseWriter, w.status, w.id, code, strings.TrimSpace(w.buf.String()))
+}
+
+// tokenOK compares an Authorization header with the token: the scheme is
+// case-insensitive (RFC 9110), the token compared in constant time.
+func tokenOK(header, token string) bool {
+	scheme, got, ok := strings.Cut(strings.TrimSpace(header), " ")
+	return ok && strings.EqualFold(scheme, "Bearer") &&
+		subtle.ConstantTimeCompare([]byte(strings.TrimSpace(got)), []byte(token)) == 1
+}
+
+// hostAllowed refuses, on a connection to a loopback address, a Host that
+// is not a loopback name: a browser tricked by DNS rebinding sends the
+// attacker's host name.
+func hostAllowed(r *http.Request) bool {
+	local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+	if !ok || local == nil {
+		return true
+	}
+	ta, ok := local.(*net.TCPAddr)
+	if !ok || !ta.IP.IsLoopback() {
+		return true
+	}
+	host := r.Host
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	return isLoopbackHost(strings.Trim(host, "[]"))
 }
 
 func originAllowed(origin string, allowed map[string]bool) bool {
@@ -163,7 +400,7 @@ func ServeHTTP(ctx context.Context, addr string, h http.Handler, ready func(net.
 	if err != nil {
 		return fmt.Errorf("listening on %s: %w", addr, err)
 	}
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	srv := newHTTPServer(h)
 	if ready != nil {
 		ready(ln.Addr())
 	}
@@ -181,6 +418,13 @@ func ServeHTTP(ctx context.Context, addr string, h http.Handler, ready func(net.
 		_ = srv.Shutdown(shutdownCtx)
 		return nil
 	}
+}
+
+// newHTTPServer is the server ServeHTTP runs: headers must arrive within
+// headerTimeout, idle keep-alive connections close after idleTimeout (bodies
+// are bounded by the handler, responses not at all).
+func newHTTPServer(h http.Handler) *http.Server {
+	return &http.Server{Handler: h, ReadHeaderTimeout: headerTimeout, IdleTimeout: idleTimeout, MaxHeaderBytes: 64 << 10}
 }
 
 // IsLoopbackAddr reports whether addr listens on loopback only.

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ripple-data/ripple/internal/ops"
+	"github.com/ripple-data/ripple/internal/warehouse"
 )
 
 // ServerInfoInput takes no arguments.
@@ -31,6 +32,7 @@ type ServerInfo struct {
 	SupportTasks      map[string]bool `json:"support_tasks" jsonschema:"every registry operation and whether this mode serves it"`
 	Tools             []string        `json:"tools" jsonschema:"the tools available in this mode"`
 	Version           string          `json:"version"`
+	Warnings          []string        `json:"warnings,omitempty" jsonschema:"what the warehouse connection allows beyond reading (a superuser login, a role that can write or create) and how to fix it; empty when the login has only the read grants Ripple needs or no warehouse is open (server mode opens it)"`
 }
 
 // SetBackendInput re-points the server.
@@ -87,6 +89,11 @@ func (s *Server) info(ctx context.Context) *ServerInfo {
 	}
 	for _, op := range s.reg.Ops() {
 		info.SupportTasks[op.Name] = s.exposed(op)
+	}
+	if s.mode == ModeServer {
+		if c, err := s.sess.Warehouse(ctx); err == nil {
+			info.Warnings = warehouse.Warnings(c)
+		}
 	}
 	p, err := s.sess.Project(ctx)
 	if err != nil {

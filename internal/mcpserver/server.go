@@ -147,7 +147,7 @@ func New(ctx context.Context, o Options) (*Server, error) {
 	}
 	s.fixtureOptions(sopts)
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "ripple", Title: "Ripple", Version: o.Version}, sopts)
-	s.mcp.AddReceivingMiddleware(s.middleware)
+	s.mcp.AddReceivingMiddleware(s.middleware, validateLogLevel, cancelWithRequest)
 	s.registerTools(single)
 	s.registerResources()
 	s.registerPrompts()
@@ -319,8 +319,15 @@ func (s *Server) toolError(ctx context.Context, req *mcp.CallToolRequest, op *op
 	case errors.As(err, &pe):
 		level = slog.LevelError
 	default:
-		if c := warehouse.Classify(err); c != warehouse.ClassUnclassified {
+		switch c := warehouse.Classify(err); c {
+		case warehouse.ClassPermissionDenied, warehouse.ClassTableNotFound, warehouse.ClassSyntaxError, warehouse.ClassCanceled:
+			// The seed's expected classes (recce-spec §1.5) are warnings:
+			// the agent can act on them. A warehouse that cannot be reached
+			// or rejects the credentials is an operator's problem: an error.
 			level, class = slog.LevelWarn, string(c)
+		case warehouse.ClassUnclassified:
+		default:
+			class = string(c)
 		}
 		if _, perr := s.sess.Project(ctx); perr != nil && op.Name != "get_server_info" && op.Name != "set_backend" {
 			msg = unconfiguredMessage(perr)
@@ -330,6 +337,8 @@ func (s *Server) toolError(ctx context.Context, req *mcp.CallToolRequest, op *op
 	attrs := []any{"tool", op.Name, "error", err.Error(), "duration_ms", time.Since(start).Milliseconds()}
 	if class != "" {
 		attrs = append(attrs, "class", class)
+	}
+	if class != "" && level == slog.LevelWarn {
 		s.log.Log(ctx, level, "expected "+class+" error in tool "+op.Name, attrs...)
 	} else {
 		s.log.Log(ctx, level, "tool "+op.Name+" failed", attrs...)

@@ -182,6 +182,8 @@ func responseIDs(p []byte) []string {
 }
 
 func (l *lineWriter) Write(p []byte) (int, error) {
+	n := len(p)
+	p = fixOutgoing(p)
 	defer l.answered(p)
 	if bytes.Contains(p, []byte(`"protocolVersion"`)) && bytes.Contains(p, []byte(`"result"`)) {
 		var msg struct {
@@ -197,7 +199,10 @@ func (l *lineWriter) Write(p []byte) (int, error) {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.w.Write(p)
+	if _, err := l.w.Write(p); err != nil {
+		return 0, err
+	}
+	return n, nil
 }
 
 func (l *lineWriter) Close() error { return nil }
@@ -299,6 +304,7 @@ func checkLineIDs(line []byte, w *lineWriter) ([]byte, []string) {
 		if !fwd {
 			return nil, nil
 		}
+		line = mapBigID(line)
 	case '[':
 		var elems []json.RawMessage
 		_ = json.Unmarshal(line, &elems)
@@ -329,6 +335,7 @@ func checkLineIDs(line []byte, w *lineWriter) ([]byte, []string) {
 		var out, calls []byte
 		var n int
 		for _, e := range elems {
+			e = mapBigID(e)
 			if isRequest(e) {
 				if n > 0 {
 					calls = append(calls, ',')
@@ -407,7 +414,8 @@ func checkMessage(raw []byte) (replyID json.RawMessage, forward bool, err error)
 	return replyID, true, nil
 }
 
-// checkID accepts an absent id (notification), a string or an integer.
+// checkID accepts an absent id (notification), a string or an integer of
+// any size (see mapBigID).
 func checkID(raw json.RawMessage, present bool) error {
 	if !present {
 		return nil
@@ -417,12 +425,23 @@ func checkID(raw json.RawMessage, present bool) error {
 	case s == "null":
 		return errors.New(`"id" must be a string or a number, not null`)
 	case strings.HasPrefix(s, `"`):
+		var str string
+		if json.Unmarshal(raw, &str) == nil && strings.HasPrefix(str, bigIDPrefix) {
+			return errors.New(`"id" must not start with a NUL byte`)
+		}
 		return nil
 	case s == "true" || s == "false" || strings.HasPrefix(s, "{") || strings.HasPrefix(s, "["):
 		return errors.New(`"id" must be a string or a number`)
 	}
-	f, err := json.Number(s).Float64()
-	if err != nil || f != math.Trunc(f) || math.Abs(f) > 1<<53 {
+	if exactInt(s) {
+		if f, _ := json.Number(s).Float64(); f != math.Trunc(f) {
+			return errors.New(`"id" must be a string or an integer`)
+		}
+		return nil
+	}
+	// Beyond 2^53: only a plain integer literal (it is echoed exactly).
+	digits := strings.TrimPrefix(s, "-")
+	if digits == "" || strings.Trim(digits, "0123456789") != "" {
 		return errors.New(`"id" must be a string or an integer`)
 	}
 	return nil

@@ -27,6 +27,7 @@ func (s *Session) Checks(ctx context.Context) (*checks.Store, error) {
 	st, err := checks.OpenStore(ctx, checks.Config{
 		File:   checks.NewStateFile(path),
 		Runner: checks.RunnerFunc(s.runForCheck),
+		Runs:   s.cfg.Runs,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("opening the checks state %s: %w", path, err)

@@ -64,6 +64,20 @@ func loadState(t *testing.T, path string) *checks.State {
 	return st
 }
 
+// loadFlushed loads the state file after writing the session's pending run
+// history: ad-hoc runs are written lazily (checks.Store.Save), not on every call.
+func loadFlushed(t *testing.T, s *Session, path string) *checks.State {
+	t.Helper()
+	st, err := s.Checks(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Flush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return loadState(t, path)
+}
+
 func listChecks(t *testing.T, s *Session) *checks.ListResult {
 	t.Helper()
 	return callOp[checks.ListResult](t, s, "list_checks", map[string]any{})
@@ -472,7 +486,7 @@ func TestRunBackedDiffsAreRecorded(t *testing.T) {
 		before := len(loadState(t, path).Runs)
 		for i, c := range calls {
 			out := callAny(t, e.session, c.op, c.args)
-			st := loadState(t, path)
+			st := loadFlushed(t, e.session, path)
 			if len(st.Runs) != before+i+1 {
 				t.Errorf("%s: state file has %d runs, want %d", c.op, len(st.Runs), before+i+1)
 				continue
@@ -507,7 +521,7 @@ func TestRunBackedDiffsAreRecorded(t *testing.T) {
 		if _, err := op.CallJSON(WithAgentTrigger(context.Background()), e.session, raw); err != nil {
 			t.Fatal(err)
 		}
-		st := loadState(t, path)
+		st := loadFlushed(t, e.session, path)
 		if last := st.Runs[len(st.Runs)-1]; last.TriggeredBy != checks.TriggerAgent {
 			t.Errorf("agent diff recorded as %s", last.TriggeredBy)
 		}
@@ -515,7 +529,7 @@ func TestRunBackedDiffsAreRecorded(t *testing.T) {
 		if _, err := callRaw(e.session, "value_diff", map[string]any{"model": "orders", "primary_key": "no_such_column"}); err == nil {
 			t.Error("value_diff on a missing key column must fail")
 		}
-		st = loadState(t, path)
+		st = loadFlushed(t, e.session, path)
 		if last := st.Runs[len(st.Runs)-1]; last.Type != "value_diff" || last.Status != checks.StatusFailed || last.Error == "" {
 			t.Errorf("the failed value_diff is not the last run in the state file (last: %s %s %q)", last.Type, last.Status, last.Error)
 		}
@@ -600,8 +614,8 @@ func TestSummaryOperation(t *testing.T) {
 			"| customers | modified | 2 → 3 (▲ 50%) | unchanged | confirmed | 1 |\n",
 			"| orders | modified | 2 → 3 (▲ 50%) | unchanged | confirmed | 2 |\n",
 			"| payments | modified | 2 → 2 | unchanged | confirmed | 2 |\n",
-			"| v_customers | modified | 1 → 1 | added `age` | potential | N/A (view: value diff runs on table-like models only) |\n",
-			"| customer_ids_view | downstream | 2 → 3 (▲ 50%) | unchanged | potential | N/A (view: value diff runs on table-like models only) |\n",
+			"| v_customers | modified | 1 → 1 | added `age` | none | 0 |\n",
+			"| customer_ids_view | downstream | 2 → 3 (▲ 50%) | unchanged | confirmed | 1 |\n",
 			"| order_ids | downstream | 2 → 2 | unchanged | none | 0 |\n",
 			"| check | type | result | approved |\n|---|---|---|---|\n" +
 				"| Broken | value_diff | ❌ failed |  |\n" +
@@ -796,7 +810,7 @@ func TestConcurrentRecordedDiffs(t *testing.T) {
 				t.Error(err)
 			}
 		}
-		st := loadState(t, path)
+		st := loadFlushed(t, e.session, path)
 		if len(st.Runs) != len(models) {
 			t.Fatalf("%d runs in the state file, want %d", len(st.Runs), len(models))
 		}

@@ -10,7 +10,6 @@ import (
 
 	"github.com/ripple-data/ripple/internal/cll"
 	"github.com/ripple-data/ripple/internal/dbt"
-	"github.com/ripple-data/ripple/internal/impact"
 )
 
 // ProjectLineage returns the column lineage of one build, computed once per
@@ -32,141 +31,6 @@ func (s *Session) ProjectLineage(ctx context.Context, base bool) (*cll.ProjectLi
 		return nil, err
 	}
 	return v.(*cll.ProjectLineage), nil
-}
-
-// columnLineageFor adapts column lineage to the impact analysis, or returns
-// nil when it cannot be computed (the analysis then uses the model graph).
-func columnLineageFor(ctx context.Context, s *Session) impact.ColumnLineage {
-	cur, err := s.ProjectLineage(ctx, false)
-	if err != nil {
-		s.Logger().Warn("column lineage unavailable; impact uses model lineage", "error", err)
-		return nil
-	}
-	base, err := s.ProjectLineage(ctx, true)
-	if err != nil {
-		s.Logger().Warn("column lineage of the base build unavailable", "error", err)
-		return nil
-	}
-	return &impactLineage{base: base, current: cur}
-}
-
-type impactLineage struct {
-	base, current *cll.ProjectLineage
-}
-
-func (l *impactLineage) Change(_ context.Context, id string) (impact.ColumnChange, bool) {
-	b, okb := l.base.Models[id]
-	c, okc := l.current.Models[id]
-	if !okb || !okc || b.Opaque || c.Opaque {
-		return impact.ColumnChange{}, false
-	}
-	ca := cll.CompareModel(b, c)
-	ch := impact.ColumnChange{ModelID: id, RowSetChanged: ca.RowSetChanged, Category: ca.Category}
-	for _, nc := range ca.ChangedColumns(b) {
-		ch.Columns = append(ch.Columns, nc.Column)
-	}
-	// A new column reaches readers that select it (e.g. through a star).
-	ch.Columns = append(ch.Columns, ca.Added...)
-	sort.Strings(ch.Columns)
-	return ch, true
-}
-
-func (l *impactLineage) Reach(_ context.Context, changes []impact.ColumnChange) impact.Reach {
-	var start []cll.NodeColumn
-	for _, ch := range changes {
-		cols := ch.Columns
-		if ch.RowSetChanged || ch.Category == "unknown" {
-			// Every column of the node counts: its own outputs when it has
-			// lineage, else (seeds, snapshots, opaque SQL) the columns that
-			// downstream models read from it.
-			cols = nil
-			if m, ok := l.current.Models[ch.ModelID]; ok && !m.Opaque {
-				for _, c := range m.Columns {
-					cols = append(cols, c.Name)
-				}
-			} else {
-				cols = columnsReadFrom(l.current, ch.ModelID)
-			}
-		}
-		for _, c := range cols {
-			start = append(start, cll.NodeColumn{Node: ch.ModelID, Column: c})
-		}
-	}
-	res := l.current.Impact(start)
-	out := impact.Reach{Reached: map[string][]string{}, NotReached: map[string][]string{}, Known: map[string]bool{}}
-	for id, m := range l.current.Models {
-		if !m.Opaque {
-			out.Known[id] = true
-		}
-	}
-	evidence := map[string][]string{}
-	byCol := make(map[cll.NodeColumn]cll.ImpactedColumn, len(res.Columns))
-	for _, c := range res.Columns {
-		byCol[lowerCol(cll.NodeColumn{Node: c.Node, Column: c.Column})] = c
-	}
-	for _, c := range res.Columns {
-		if len(evidence[c.Node]) >= 3 {
-			continue
-		}
-		// Follow Via back to the changed column: the evidence chain.
-		chain := []string{shortName(c.Node) + "." + c.Column}
-		for cur, hops := c, 0; cur.Depth > 0 && hops < 50; hops++ {
-			prev, ok := byCol[lowerCol(cur.Via)]
-			if !ok {
-				chain = append(chain, shortName(cur.Via.Node)+"."+cur.Via.Column)
-				break
-			}
-			chain = append(chain, shortName(prev.Node)+"."+prev.Column)
-			cur = prev
-		}
-		for i, j := 0, len(chain)-1; i < j; i, j = i+1, j-1 {
-			chain[i], chain[j] = chain[j], chain[i]
-		}
-		evidence[c.Node] = append(evidence[c.Node], strings.Join(chain, " → ")+" ("+c.Reason+")")
-	}
-	for _, m := range res.Models {
-		ev := evidence[m.Node]
-		if m.Opaque {
-			ev = append(ev, "opaque model: its SQL cannot rule impact out")
-		}
-		out.Reached[m.Node] = ev
-	}
-	for _, u := range res.NotReached {
-		out.NotReached[u.Node] = u.Reads
-	}
-	return out
-}
-
-// columnsReadFrom lists the columns of node that any model reads, as values
-// or to shape rows.
-func columnsReadFrom(pl *cll.ProjectLineage, node string) []string {
-	seen := map[string]bool{}
-	var out []string
-	add := func(d cll.ColumnDep) {
-		if d.Node == node && !seen[strings.ToLower(d.Column)] {
-			seen[strings.ToLower(d.Column)] = true
-			out = append(out, d.Column)
-		}
-	}
-	for _, m := range pl.Models {
-		for _, c := range m.Columns {
-			for _, d := range c.Deps {
-				add(d)
-			}
-		}
-		for _, d := range m.RowDeps {
-			add(d)
-		}
-	}
-	sort.Strings(out)
-	return out
-}
-
-func shortName(id string) string {
-	if i := strings.LastIndexByte(id, '.'); i >= 0 {
-		return id[i+1:]
-	}
-	return id
 }
 
 // GetCLLInput selects the lineage to return.
@@ -476,6 +340,11 @@ func getCLL(ctx context.Context, s *Session, in *GetCLLInput) (*CLLResult, error
 		}
 	}
 	cmp, _ := s.Comparison(ctx)
+	// Per-node lookups by lower-cased column name, built once per node: a
+	// scan per column made a wide model (40,000 columns) quadratic.
+	modelCols := map[string]map[string][]int{}
+	colTypes := map[string]map[string]string{}
+	statuses := map[string]map[string]string{}
 	for nc := range include {
 		node := res.Nodes[nc.Node]
 		if node == nil {
@@ -497,30 +366,50 @@ func getCLL(ctx context.Context, s *Session, in *GetCLLInput) (*CLLResult, error
 		colID := nc.Node + "_" + nc.Column
 		node.Columns = append(node.Columns, colID)
 		col := &CLLColumn{ID: colID, TableID: nc.Node, Name: nc.Column, TransformationType: "source", DependsOn: []cll.NodeColumn{}}
+		lower := strings.ToLower(nc.Column)
 		if m, ok := pl.Models[nc.Node]; ok {
-			for _, mc := range m.Columns {
-				if strings.EqualFold(mc.Name, nc.Column) {
-					col.TransformationType = string(mc.Kind)
-					for _, d := range mc.Deps {
-						dep := cll.NodeColumn{Node: d.Node, Column: d.Column}
-						if dep.Node == "" {
-							dep.Node = d.Relation
-						}
-						col.DependsOn = append(col.DependsOn, dep)
+			byName, ok := modelCols[nc.Node]
+			if !ok {
+				byName = map[string][]int{}
+				for i, mc := range m.Columns {
+					k := strings.ToLower(mc.Name)
+					byName[k] = append(byName[k], i)
+				}
+				modelCols[nc.Node] = byName
+			}
+			for _, i := range byName[lower] {
+				mc := m.Columns[i]
+				col.TransformationType = string(mc.Kind)
+				for _, d := range mc.Deps {
+					dep := cll.NodeColumn{Node: d.Node, Column: d.Column}
+					if dep.Node == "" {
+						dep.Node = d.Relation
 					}
+					col.DependsOn = append(col.DependsOn, dep)
 				}
 			}
 			if m.Opaque {
 				col.TransformationType = "unknown"
 			}
 		}
-		for _, cc := range p.Current.Columns(nc.Node) {
-			if strings.EqualFold(cc.Name, nc.Column) {
-				col.Type = cc.Type
+		types, ok := colTypes[nc.Node]
+		if !ok {
+			types = map[string]string{}
+			for _, cc := range p.Current.Columns(nc.Node) {
+				types[strings.ToLower(cc.Name)] = cc.Type
 			}
+			colTypes[nc.Node] = types
+		}
+		if t, ok := types[lower]; ok {
+			col.Type = t
 		}
 		if ca, ok := changes[nc.Node]; ok {
-			col.ChangeStatus = columnChange(ca, nc.Column)
+			st, ok := statuses[nc.Node]
+			if !ok {
+				st = columnStatuses(ca)
+				statuses[nc.Node] = st
+			}
+			col.ChangeStatus = st[lower]
 		}
 		res.Columns[colID] = col
 	}
@@ -549,16 +438,19 @@ func nodesOf(cols map[cll.NodeColumn]bool) map[string]bool {
 	return out
 }
 
-func columnChange(ca cll.ChangeAnalysis, col string) string {
+// columnStatuses maps a lower-cased column name to its change status
+// (added before removed before modified).
+func columnStatuses(ca cll.ChangeAnalysis) map[string]string {
+	out := map[string]string{}
 	for _, list := range []struct {
 		names  []string
 		status string
 	}{{ca.Added, "added"}, {ca.Removed, "removed"}, {ca.Modified, "modified"}} {
 		for _, n := range list.names {
-			if strings.EqualFold(n, col) {
-				return list.status
+			if k := strings.ToLower(n); out[k] == "" {
+				out[k] = list.status
 			}
 		}
 	}
-	return ""
+	return out
 }

@@ -44,13 +44,16 @@ func TestImpactAnalysisPrunesWithColumnLineage(t *testing.T) {
 			pruned[n.Name] = n
 		}
 		st, ok := pruned["item_status"]
-		if !ok || strings.Join(st.Reads, ",") != "id,status" || st.Reason == "" {
+		if !ok || strings.Join(st.Reads, ",") != "stg_items.id,stg_items.status" || strings.Join(st.CheckedAgainst, ",") != "stg_items.amount" || st.Reason == "" {
 			t.Errorf("item_status must be not impacted with evidence, got %+v (pruned %v)", st, pruned)
 		}
-		if _, ok := pruned["open_items"]; !ok {
-			t.Errorf("open_items (downstream of a pruned model only) must be not impacted: %v", pruned)
+		if o, ok := pruned["open_items"]; !ok || strings.Join(o.Reads, ",") != "item_status.id,item_status.status" || strings.Join(o.CheckedAgainst, ",") != "stg_items.amount" {
+			t.Errorf("open_items (downstream of a pruned model only) must be not impacted with evidence: %+v", pruned)
 		}
-		for _, m := range r.ImpactedModels {
+		if got := strings.Join(r.ConfirmedNotImpactedModels, ","); got != "item_status,open_items" {
+			t.Errorf("confirmed_not_impacted_models %s: the ruled-out models belong in it", got)
+		}
+		for _, m := range r.ConfirmedImpactedModels {
 			if m.Name == "item_status" || m.Name == "open_items" {
 				t.Errorf("%s must not be in impacted_models", m.Name)
 			}

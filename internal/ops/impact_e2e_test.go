@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -61,7 +62,7 @@ func triageScenario(p *dbtfixture.Project) {
 
 func model(t *testing.T, r *impact.Result, name string) *impact.Model {
 	t.Helper()
-	for _, m := range r.ImpactedModels {
+	for _, m := range r.ConfirmedImpactedModels {
 		if m.Name == name {
 			return m
 		}
@@ -135,18 +136,20 @@ func TestImpactAnalysisEndToEnd(t *testing.T) {
 			t.Errorf("payments next_action = %+v", p.NextAction)
 		}
 
+		// A modified view keyed by name: value-diffed, its existing columns
+		// unchanged; the added column is a schema change.
 		v := model(t, r, "v_customers")
-		if v.DataImpact != impact.Potential || v.AffectedRowCount != nil || v.NextAction == nil || v.NextAction.Priority != "high" {
-			t.Errorf("modified view = %s %v next=%+v", v.DataImpact, deref(v.AffectedRowCount), v.NextAction)
+		if v.DataImpact != impact.None || v.KeySource != impact.KeyFromName || !v.KeyVerified || v.NextAction != nil {
+			t.Errorf("modified view = %s key %v (%s) next=%+v; %s", v.DataImpact, v.PrimaryKey, v.KeySource, v.NextAction, v.ValueDiffSkipped)
 		}
+		i64(t, "v_customers affected", v.AffectedRowCount, 0)
 		if len(v.SchemaChanges) != 1 || v.SchemaChanges[0].Column != "age" || v.SchemaChanges[0].ChangeStatus != "added" {
 			t.Errorf("v_customers schema_changes = %+v", v.SchemaChanges)
 		}
 
 		dv := model(t, r, "customer_ids_view")
-		if dv.DataImpact != impact.Potential || dv.NextAction == nil || dv.NextAction.Priority != "low" || dv.NextAction.Tool != "query_diff" ||
-			!strings.Contains(dv.NextAction.Query, "{{ ref('customer_ids_view') }}") {
-			t.Errorf("downstream view = %s next=%+v", dv.DataImpact, dv.NextAction)
+		if dv.DataImpact != impact.Confirmed || dv.ValueDiff == nil || dv.ValueDiff.RowsAdded != 1 || dv.NextAction != nil {
+			t.Errorf("downstream view = %s %+v next=%+v; %s", dv.DataImpact, dv.ValueDiff, dv.NextAction, dv.ValueDiffSkipped)
 		}
 
 		if strings.Join(r.ConfirmedNotImpactedModels, ",") != "unrelated" {
@@ -180,7 +183,8 @@ func TestImpactAnalysisSkipFlags(t *testing.T) {
 		if m := model(t, r, "order_ids"); m.DataImpact != impact.Potential || m.ValueDiffSkipped != "skip_downstream_value_diff" || m.NextAction == nil || m.NextAction.Priority != "medium" {
 			t.Errorf("order_ids with skip_downstream_value_diff = %s %q %+v", m.DataImpact, m.ValueDiffSkipped, m.NextAction)
 		}
-		if m := model(t, r, "customer_ids_view"); m.DataImpact != impact.Potential || m.NextAction.Priority != "low" {
+		if m := model(t, r, "customer_ids_view"); m.DataImpact != impact.Potential || m.NextAction.Priority != "low" || m.NextAction.Tool != "query_diff" ||
+			!reflect.DeepEqual(m.NextAction.Arguments, map[string]any{"sql_template": `select "id" from {{ ref('customer_ids_view') }}`, "primary_keys": []string{"id"}}) {
 			t.Errorf("downstream view = %s %+v", m.DataImpact, m.NextAction)
 		}
 		if m := model(t, r, "orders"); m.DataImpact != impact.Confirmed {
@@ -189,7 +193,7 @@ func TestImpactAnalysisSkipFlags(t *testing.T) {
 
 		e.queries.sql = nil
 		r = callOp[impact.Result](t, e.session, "impact_analysis", map[string]any{"skip_value_diff": true, "skip_downstream_value_diff": false, "use_column_lineage": false})
-		for _, m := range r.ImpactedModels {
+		for _, m := range r.ConfirmedImpactedModels {
 			if m.DataImpact != impact.Potential || m.ValueDiff != nil || m.AffectedRowCount != nil {
 				t.Errorf("%s with skip_value_diff = %s", m.Name, m.DataImpact)
 			}
@@ -257,8 +261,8 @@ func TestImpactAnalysisSingleEnvironment(t *testing.T) {
 			t.Fatal(err)
 		}
 		r := callOp[impact.Result](t, e.session, "impact_analysis", map[string]any{})
-		if !r.SingleEnv || !strings.Contains(r.Warning, "target-base") || len(r.ImpactedModels) != 0 {
-			t.Errorf("single env: %v %q %d models", r.SingleEnv, r.Warning, len(r.ImpactedModels))
+		if !r.SingleEnv || !strings.Contains(r.Warning, "target-base") || len(r.ConfirmedImpactedModels) != 0 || len(r.ConfirmedNotImpactedModels) != 7 {
+			t.Errorf("single env: %v %q %d models", r.SingleEnv, r.Warning, len(r.ConfirmedImpactedModels))
 		}
 	})
 }

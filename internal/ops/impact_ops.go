@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/ripple-data/ripple/internal/dbt"
 	"github.com/ripple-data/ripple/internal/diff"
 	"github.com/ripple-data/ripple/internal/impact"
 )
@@ -13,13 +14,16 @@ import (
 func addImpactOps(r *Registry) {
 	Add(r, Spec{Name: "impact_analysis", Title: "Impact analysis", Warehouse: true, DiffTool: true,
 		Description: "Call this FIRST to review a change, before reporting impacted models; do not infer impact by reading code. One call classifies every model " +
-			"(modified with change_status/modifications, downstream, or not impacted), counts rows (views included), compares schemas, and runs a value diff " +
-			"for impacted table-like models with a primary key. Per model: row_count {base, current, delta, delta_pct}, schema_changes ([] = compared and unchanged, " +
-			"null = could not be compared), value_diff {rows_added, rows_removed, rows_changed, affected_row_count, columns}, affected_row_count, " +
-			"data_impact (confirmed / none / potential) and next_action {tool, columns, reason, priority, query, arguments} — null when the verdict is definitive. " +
-			"With column lineage (default) downstream models that read none of the changed columns move to not_impacted_by_column_lineage with evidence. " +
+			"in scope: confirmed_impacted_models (modified, added, removed, then downstream) or confirmed_not_impacted_models (names; need no review). " +
+			"select only limits which models are listed: changes always come from every modified model. Per impacted model: row_count {base, current, delta, delta_pct}, " +
+			"schema_changes ([] = compared and unchanged, null = could not be compared), a key (primary_key, key_source constraint/test/grain/lineage/name, key_verified in SQL) " +
+			"and with it a value_diff {rows_added, rows_removed, rows_changed, affected_row_count, columns} (views too, up to max_value_diff_rows), affected_row_count, " +
+			"data_impact (confirmed / none / potential; added and removed models are confirmed with every row affected, see verdict_basis) and next_action " +
+			"{tool, columns, reason, priority, arguments} — null when the verdict is definitive; a keyed query_diff returns the changed rows. Column lineage (default) " +
+			"rules out downstream models that read none of the changed columns (impacted_via lists the changed columns that reach a model). " +
+			"Default detail is compact (models with data_impact none as short rows); detail=full returns every field and the column-lineage evidence. " +
 			"Also: max_affected_row_count, schema_coverage, suggested_checks (ready create_check arguments), errors (failed steps; the rest still ran), _guidance. " +
-			"Default select: " + impact.DefaultSelect + ". " + SelectGrammar},
+			SelectGrammar},
 		func(ctx context.Context, s *Session, in *impact.Input) (*impact.Result, error) {
 			deps, err := impactDeps(ctx, s)
 			if err != nil {
@@ -49,9 +53,10 @@ func addImpactOps(r *Registry) {
 		})
 }
 
-// impactDeps wires the analysis to the session: selection, data diffs and,
-// when a warehouse is configured, value diffs. Without a warehouse the data
-// steps report errors and the classification still comes back.
+// impactDeps wires the analysis to the session: selection, the warehouse
+// (when configured: without one the data steps report errors and the
+// classification still comes back), column lineage, the session's key
+// cache and progress reports.
 func impactDeps(ctx context.Context, s *Session) (impact.Deps, error) {
 	cmp, err := s.Comparison(ctx)
 	if err != nil {
@@ -63,7 +68,11 @@ func impactDeps(ctx context.Context, s *Session) (impact.Deps, error) {
 			return impact.Deps{}, err
 		}
 	}
-	deps := impact.Deps{
+	keys, err := s.Cached(ctx, "impact.keys", func(*dbt.Project) (any, error) { return impact.NewKeyCache(), nil })
+	if err != nil {
+		return impact.Deps{}, err
+	}
+	return impact.Deps{
 		Comparison:   cmp,
 		WarehouseErr: werr,
 		Select: func(sel string) ([]string, error) {
@@ -71,33 +80,28 @@ func impactDeps(ctx context.Context, s *Session) (impact.Deps, error) {
 			return ids, err
 		},
 		Diff:    env,
-		Lineage: columnLineageFor(ctx, s),
-	}
-	if werr == nil {
-		deps.ValueDiff = func(ctx context.Context, id string, pk []string) (*impact.ValueDiff, error) {
-			return valueDiffForImpact(ctx, env, id, pk)
-		}
-	}
-	return deps, nil
+		Lineage: impactLineage(ctx, s),
+		Keys:    keys.(*impact.KeyCache),
+		Progress: func(done, total int, message string) {
+			ReportProgress(ctx, float64(done), float64(total), message)
+		},
+	}, nil
 }
 
-// valueDiffForImpact runs the single-pass value diff and reshapes it into
-// the per-column affected counts the triage reports.
-func valueDiffForImpact(ctx context.Context, env diff.Env, id string, pk []string) (*impact.ValueDiff, error) {
-	vd, err := diff.ValueDiff(ctx, env, diff.ValueDiffInput{Model: id, PrimaryKey: pk})
+// impactLineage is the column lineage of both builds, or nil when it
+// cannot be computed (the analysis then uses the model graph).
+func impactLineage(ctx context.Context, s *Session) *impact.Lineage {
+	cur, err := s.ProjectLineage(ctx, false)
 	if err != nil {
-		return nil, err
+		s.Logger().Warn("column lineage unavailable; impact uses model lineage", "error", err)
+		return nil
 	}
-	sm := vd.Summary
-	common := sm.Total - sm.Added - sm.Removed
-	out := &impact.ValueDiff{
-		PrimaryKey: vd.PrimaryKey, RowsAdded: sm.Added, RowsRemoved: sm.Removed, RowsChanged: sm.Changed,
-		AffectedRowCount: sm.Added + sm.Removed + sm.Changed, Columns: map[string]impact.ColumnValueDiff{},
+	base, err := s.ProjectLineage(ctx, true)
+	if err != nil {
+		s.Logger().Warn("column lineage of the base build unavailable; impact uses model lineage", "error", err)
+		return nil
 	}
-	for _, c := range vd.Columns {
-		out.Columns[c.Column] = impact.ColumnValueDiff{AffectedRowCount: common - c.Matched, BaseMean: c.BaseMean, CurrentMean: c.CurrentMean}
-	}
-	return out, nil
+	return &impact.Lineage{Base: base, Current: cur}
 }
 
 // schemaNotes marks nodes whose catalog columns differ between builds.
@@ -124,10 +128,9 @@ func renderImpact(w io.Writer, out *impact.Result) error {
 		fmt.Fprintf(w, "warning: %s\n", out.Warning)
 	}
 	fmt.Fprintf(w, "Impact analysis (%s): %d modified, %d downstream, %d not impacted; max affected rows in one model: %d\n\n",
-		out.ClassificationSource, out.ModifiedCount, out.DownstreamCount,
-		len(out.ConfirmedNotImpactedModels)+len(out.NotImpactedByColumnLineage), out.MaxAffectedRowCount)
-	fmt.Fprintf(w, "%-28s %-11s %-11s %-22s %-10s %s\n", "model", "change", "impact", "rows base→current", "affected", "next action")
-	for _, m := range out.ImpactedModels {
+		out.ClassificationSource, out.ModifiedCount, out.DownstreamCount, len(out.ConfirmedNotImpactedModels), out.MaxAffectedRowCount)
+	fmt.Fprintf(w, "%-28s %-11s %-11s %-22s %-10s %-24s %s\n", "model", "change", "impact", "rows base→current", "affected", "key", "next action")
+	for _, m := range out.ConfirmedImpactedModels {
 		change := "downstream"
 		if m.ChangeStatus != nil {
 			change = *m.ChangeStatus
@@ -143,11 +146,17 @@ func renderImpact(w io.Writer, out *impact.Result) error {
 		if m.AffectedRowCount != nil {
 			affected = fmt.Sprint(*m.AffectedRowCount)
 		}
+		key := "-"
+		if len(m.PrimaryKey) > 0 {
+			key = strings.Join(m.PrimaryKey, ",") + " (" + m.KeySource + ")"
+		}
 		next := ""
 		if m.NextAction != nil {
 			next = fmt.Sprintf("%s [%s] %s", m.NextAction.Tool, m.NextAction.Priority, m.NextAction.Reason)
+		} else if m.DataImpact == impact.Potential {
+			next = m.ValueDiffSkipped
 		}
-		fmt.Fprintf(w, "%-28s %-11s %-11s %-22s %-10s %s\n", m.Name, change, m.DataImpact, rows, affected, next)
+		fmt.Fprintf(w, "%-28s %-11s %-11s %-22s %-10s %-24s %s\n", m.Name, change, m.DataImpact, rows, affected, key, next)
 	}
 	if len(out.NotImpactedByColumnLineage) > 0 {
 		fmt.Fprintln(w, "\nNot impacted, by column lineage (they read none of the changed columns):")

@@ -31,7 +31,12 @@ type Config struct {
 	OpenWarehouse func(ctx context.Context, p *dbt.Project) (warehouse.Conn, error)
 	// StatePath is the checks/runs state file.
 	StatePath string
-	Logger    *slog.Logger
+	// Runs bounds the run history kept in memory and in the state file.
+	Runs checks.RunLimits
+	// AllowedDirs are directories besides the project's that file inputs
+	// (compare_observed) may be read from.
+	AllowedDirs []string
+	Logger      *slog.Logger
 }
 
 // Session holds the loaded project, its comparison and the warehouse
@@ -85,13 +90,20 @@ func (s *Session) Config() Config {
 func (s *Session) Logger() *slog.Logger { return s.cfg.Logger }
 
 // SetPaths re-points the session at another project or target paths. The
-// next call reloads the artifacts.
+// next call reloads the artifacts and reopens the warehouse: the new project
+// may name another database (its DuckDB file, its profile).
 func (s *Session) SetPaths(p dbt.Paths) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.cfg.Paths = p.WithDefaults()
 	s.project, s.cmp, s.stamp = nil, nil, ""
 	s.caches = map[string]any{}
+	if s.conn != nil {
+		if err := s.conn.Close(); err != nil {
+			s.cfg.Logger.Warn("closing the previous project's warehouse connection", "error", err)
+		}
+		s.conn = nil
+	}
 }
 
 // Project returns the loaded project, reloading it when any artifact file
@@ -179,12 +191,24 @@ func (s *Session) Warehouse(ctx context.Context) (warehouse.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
+	for _, w := range warehouse.Warnings(c) {
+		s.cfg.Logger.Warn(w)
+	}
 	s.conn = c
 	return c, nil
 }
 
-// Close releases the warehouse connection.
+// Close writes pending run history and releases the warehouse connection.
 func (s *Session) Close() error {
+	s.mu.Lock()
+	store := s.store
+	s.mu.Unlock()
+	if _, err := os.Stat(s.cfg.StatePath); store != nil && err == nil {
+		// Ad-hoc run history is written lazily (checks.Store.Save); write what is pending.
+		if err := store.Flush(context.Background()); err != nil {
+			s.cfg.Logger.Warn("could not save the checks state", "path", s.cfg.StatePath, "error", err)
+		}
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.conn != nil {

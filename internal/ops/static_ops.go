@@ -13,7 +13,7 @@ import (
 // questions, with column lineage as join evidence when it can be computed.
 func (s *Session) StaticProject(ctx context.Context) (*static.Project, error) {
 	v, err := s.Cached(ctx, "static", func(p *dbt.Project) (any, error) {
-		opts := static.Options{}
+		opts := static.Options{FileRoots: append([]string{p.Paths.ProjectDir}, s.Config().AllowedDirs...)}
 		if l, err := s.staticLineage(ctx); err == nil {
 			opts.Lineage = l
 		} else {

@@ -13,14 +13,14 @@ import (
 
 // SummaryResult is the Markdown PR comment.
 type SummaryResult struct {
-	Markdown string `json:"markdown"`
+	Markdown string `json:"markdown" jsonschema:"the pull-request comment in GitHub Markdown: artifact metadata, the Mermaid lineage of the reported models, the impact table and the saved checks"`
 }
 
 func addSummaryOps(r *Registry) {
 	Add(r, Spec{Name: "summary", Title: "Pull-request summary", Warehouse: true,
 		Description: "A Markdown comment for the pull request: artifact timestamps, the Mermaid lineage of impacted models annotated with row-count and schema changes, " +
 			"the impact table (rows, schema, data impact, affected rows; unmeasurable values say why, e.g. N/A (table_not_found)) and the saved checks. " +
-			"Takes the impact_analysis parameters. " + SelectGrammar},
+			"Takes the impact_analysis parameters: select limits which models are listed, never what counts as changed. " + SelectGrammar},
 		func(ctx context.Context, s *Session, in *impact.Input) (*SummaryResult, error) {
 			md, err := SummaryMarkdown(ctx, s, *in)
 			return &SummaryResult{Markdown: md}, err

@@ -78,7 +78,10 @@ type Values struct {
 type Select struct {
 	Distinct   bool
 	DistinctOn []Expr
-	Items      []*SelectItem
+	// As is "STRUCT" or "VALUE" for BigQuery's SELECT AS STRUCT / AS VALUE
+	// (rows are one struct of the select list, or its one value).
+	As    string
+	Items []*SelectItem
 	// ImplicitStar is set for DuckDB's bare "FROM t" (means SELECT *).
 	ImplicitStar bool
 	From         []TableExpr
@@ -106,7 +109,8 @@ type SelectItem struct {
 	Pos         Pos
 }
 
-// Star is *, t.*, with modifiers, or DuckDB COLUMNS('regex').
+// Star is *, t.*, with modifiers. DuckDB's COLUMNS(...) is a function call
+// (*Func), wherever it appears: the resolver expands it.
 type Star struct {
 	Qualifier []string
 	Exclude   []string
@@ -114,9 +118,6 @@ type Star struct {
 	Rename    [][2]string
 	ILike     string
 	HasILike  bool
-	// Regex is set for COLUMNS('regex'); Columns marks the COLUMNS form.
-	Regex   string
-	Columns bool
 }
 
 // OrderItem is an ORDER BY element.
@@ -172,12 +173,21 @@ type Join struct {
 	Using   []string
 }
 
-// Pivot is PIVOT (agg FOR col IN (...)).
+// Pivot is PIVOT (agg [AS alias], ... FOR col IN (...) [col IN (...)]
+// [GROUP BY ...]).
 type Pivot struct {
-	Source     TableExpr
-	Aggs       []*SelectItem
-	For        []Expr
-	In         []*SelectItem
+	Source TableExpr
+	Aggs   []*SelectItem
+	// For are the pivot columns; In[i] are the values of For[i] (the
+	// output columns are the cross product of the value lists).
+	For []Expr
+	In  [][]*SelectItem
+	// Dynamic is set when a value list is IN (ANY ...) or IN (subquery):
+	// the output column names depend on the data.
+	Dynamic bool
+	// GroupBy, when given, lists the grouping columns kept in the output
+	// (otherwise every source column not aggregated or pivoted is kept).
+	GroupBy    []Expr
 	Alias      string
 	ColAliases []string
 }

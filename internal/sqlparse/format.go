@@ -24,39 +24,49 @@ type Writer interface {
 // RefFunc may write a replacement for a column reference and return true.
 type RefFunc func(w Writer, c *ColumnRef) bool
 
-// FormatTo writes the canonical form of e to w; ref, when it returns true,
-// replaces a column reference (used to substitute resolved lineage).
-func FormatTo(w Writer, e Expr, ref RefFunc) {
-	fmtExpr(w, e, ref)
+// QueryFunc may write a replacement for a subquery and return true.
+type QueryFunc func(w Writer, q *Query) bool
+
+// hooks are the replacements FormatTo applies.
+type hooks struct {
+	ref   RefFunc
+	query QueryFunc
 }
 
-func fmtList(b Writer, es []Expr, ref RefFunc) {
+// FormatTo writes the canonical form of e to w; ref, when it returns true,
+// replaces a column reference (used to substitute resolved lineage), and
+// query, likewise, a subquery (which Format writes as <subquery>).
+func FormatTo(w Writer, e Expr, ref RefFunc, query QueryFunc) {
+	fmtExpr(w, e, &hooks{ref: ref, query: query})
+}
+
+func fmtList(b Writer, es []Expr, h *hooks) {
 	for i, e := range es {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		fmtExpr(b, e, ref)
+		fmtExpr(b, e, h)
 	}
 }
 
-func fmtOrder(b Writer, items []OrderItem, ref RefFunc) {
+func fmtOrder(b Writer, items []OrderItem, h *hooks) {
 	for i, it := range items {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		fmtExpr(b, it.Expr, ref)
+		fmtExpr(b, it.Expr, h)
 		if it.Desc {
 			b.WriteString(" DESC")
 		}
 	}
 }
 
-func fmtExpr(b Writer, e Expr, ref RefFunc) {
+func fmtExpr(b Writer, e Expr, h *hooks) {
 	switch x := e.(type) {
 	case nil:
 		b.WriteString("NULL")
 	case *ColumnRef:
-		if ref != nil && ref(b, x) {
+		if h != nil && h.ref != nil && h.ref(b, x) {
 			return
 		}
 		for i, part := range x.Name.Parts {
@@ -88,7 +98,7 @@ func fmtExpr(b Writer, e Expr, ref RefFunc) {
 	case *TypedLiteral:
 		b.WriteString(x.Type)
 		b.WriteString(" ")
-		fmtExpr(b, x.Value, ref)
+		fmtExpr(b, x.Value, h)
 		if x.Unit != "" {
 			b.WriteString(" ")
 			b.WriteString(x.Unit)
@@ -104,95 +114,97 @@ func fmtExpr(b Writer, e Expr, ref RefFunc) {
 		if x.Star {
 			b.WriteString("*")
 		}
-		fmtList(b, x.Args, ref)
+		fmtList(b, x.Args, h)
 		if len(x.Seps) > 0 {
 			b.WriteString(" /" + strings.Join(x.Seps, ",") + "/")
 		}
 		if len(x.OrderBy) > 0 {
 			b.WriteString(" ORDER BY ")
-			fmtOrder(b, x.OrderBy, ref)
+			fmtOrder(b, x.OrderBy, h)
 		}
 		b.WriteString(")")
 		if len(x.WithinGroup) > 0 {
 			b.WriteString(" WITHIN GROUP (ORDER BY ")
-			fmtOrder(b, x.WithinGroup, ref)
+			fmtOrder(b, x.WithinGroup, h)
 			b.WriteString(")")
 		}
 		if x.Filter != nil {
 			b.WriteString(" FILTER (WHERE ")
-			fmtExpr(b, x.Filter, ref)
+			fmtExpr(b, x.Filter, h)
 			b.WriteString(")")
 		}
 		if x.Over != nil {
 			b.WriteString(" OVER (")
-			fmtWindow(b, x.Over, ref)
+			fmtWindow(b, x.Over, h)
 			b.WriteString(")")
 		}
 	case *Binary:
 		b.WriteString("(")
-		fmtExpr(b, x.Left, ref)
+		fmtExpr(b, x.Left, h)
 		b.WriteString(" ")
 		b.WriteString(x.Op)
 		b.WriteString(" ")
-		fmtExpr(b, x.Right, ref)
+		fmtExpr(b, x.Right, h)
 		b.WriteString(")")
 	case *Unary:
 		b.WriteString(x.Op)
 		b.WriteString(" ")
-		fmtExpr(b, x.Expr, ref)
+		fmtExpr(b, x.Expr, h)
 	case *Case:
 		b.WriteString("CASE")
 		if x.Operand != nil {
 			b.WriteString(" ")
-			fmtExpr(b, x.Operand, ref)
+			fmtExpr(b, x.Operand, h)
 		}
 		for _, w := range x.Whens {
 			b.WriteString(" WHEN ")
-			fmtExpr(b, w[0], ref)
+			fmtExpr(b, w[0], h)
 			b.WriteString(" THEN ")
-			fmtExpr(b, w[1], ref)
+			fmtExpr(b, w[1], h)
 		}
 		if x.Else != nil {
 			b.WriteString(" ELSE ")
-			fmtExpr(b, x.Else, ref)
+			fmtExpr(b, x.Else, h)
 		}
 		b.WriteString(" END")
 	case *Cast:
 		b.WriteString("CAST(")
-		fmtExpr(b, x.Expr, ref)
+		fmtExpr(b, x.Expr, h)
 		b.WriteString(" AS ")
 		b.WriteString(x.Type)
 		b.WriteString(")")
 	case *Subquery:
 		b.WriteString(x.Kind)
-		b.WriteString("(<subquery>)")
+		b.WriteString("(")
+		fmtQuery(b, x.Query, h)
+		b.WriteString(")")
 	case *InExpr:
-		fmtExpr(b, x.Expr, ref)
+		fmtExpr(b, x.Expr, h)
 		if x.Not {
 			b.WriteString(" NOT")
 		}
 		b.WriteString(" IN (")
 		if x.Query != nil {
-			b.WriteString("<subquery>")
+			fmtQuery(b, x.Query, h)
 		} else {
-			fmtList(b, x.List, ref)
+			fmtList(b, x.List, h)
 		}
 		b.WriteString(")")
 	case *Between:
-		fmtExpr(b, x.Expr, ref)
+		fmtExpr(b, x.Expr, h)
 		if x.Not {
 			b.WriteString(" NOT")
 		}
 		b.WriteString(" BETWEEN ")
-		fmtExpr(b, x.Lo, ref)
+		fmtExpr(b, x.Lo, h)
 		b.WriteString(" AND ")
-		fmtExpr(b, x.Hi, ref)
+		fmtExpr(b, x.Hi, h)
 	case *Access:
-		fmtExpr(b, x.Expr, ref)
+		fmtExpr(b, x.Expr, h)
 		switch x.Op {
 		case "[":
 			b.WriteString("[")
-			fmtExpr(b, x.Index, ref)
+			fmtExpr(b, x.Index, h)
 			b.WriteString("]")
 		default:
 			b.WriteString(x.Op)
@@ -209,32 +221,38 @@ func fmtExpr(b Writer, e Expr, ref RefFunc) {
 				b.WriteString(x.Names[i])
 				b.WriteString(": ")
 			}
-			fmtExpr(b, it, ref)
+			fmtExpr(b, it, h)
 		}
 		b.WriteString(")")
 	case *Lambda:
 		b.WriteString("(" + strings.Join(x.Params, ", ") + ") -> ")
-		fmtExpr(b, x.Body, ref)
+		fmtExpr(b, x.Body, h)
 	case *Named:
 		b.WriteString(x.Name)
 		b.WriteString(" => ")
-		fmtExpr(b, x.Value, ref)
+		fmtExpr(b, x.Value, h)
 	}
 }
 
-func fmtWindow(b Writer, w *WindowSpec, ref RefFunc) {
+func fmtQuery(b Writer, q *Query, h *hooks) {
+	if h == nil || h.query == nil || !h.query(b, q) {
+		b.WriteString("<subquery>")
+	}
+}
+
+func fmtWindow(b Writer, w *WindowSpec, h *hooks) {
 	if w.Name != "" {
 		b.WriteString(w.Name)
 		b.WriteString(" ")
 	}
 	if len(w.PartitionBy) > 0 {
 		b.WriteString("PARTITION BY ")
-		fmtList(b, w.PartitionBy, ref)
+		fmtList(b, w.PartitionBy, h)
 		b.WriteString(" ")
 	}
 	if len(w.OrderBy) > 0 {
 		b.WriteString("ORDER BY ")
-		fmtOrder(b, w.OrderBy, ref)
+		fmtOrder(b, w.OrderBy, h)
 		b.WriteString(" ")
 	}
 	b.WriteString(w.Frame)

@@ -262,11 +262,12 @@ func (lx *lexer) next() (Token, error) {
 			lx.i = j
 		case c >= 0x80:
 			r, size := utf8.DecodeRuneInString(src[lx.i:])
-			if unicode.IsSpace(r) {
+			space, ident := lx.d.nonASCII(r)
+			if space {
 				lx.i += size
 				continue
 			}
-			if isIdentStart(r) {
+			if ident {
 				return lx.ident(), nil
 			}
 			return Token{}, lx.errf(lx.i, "unexpected character %q", r)
@@ -275,6 +276,29 @@ func (lx *lexer) next() (Token, error) {
 		}
 	}
 	return Token{Kind: EOF, Pos: lx.pos(lx.i)}, nil
+}
+
+// nonASCII says whether the dialect's own lexer reads a non-ASCII rune as
+// space or as part of an identifier. It must agree with the warehouse:
+// reading a no-break space as space where Postgres reads an identifier byte
+// turns "\u00a0E'\'..." into an escape string, which Postgres does not see,
+// and internal/sqlguard would split statements differently.
+func (d Dialect) nonASCII(r rune) (space, ident bool) {
+	switch d.Name {
+	case "postgres", "redshift":
+		// scan.l: every byte >= 0x80 is an identifier byte.
+		return false, true
+	case "duckdb":
+		// DuckDB turns these into spaces before parsing (measured against
+		// DuckDB 1.5 in internal/sqlguard's fuzz test); any other
+		// non-ASCII rune is an identifier byte, as in Postgres.
+		switch r {
+		case 0xa0, 0x200b, 0x202f, 0x205f, 0x2060, 0x3000, 0xfeff:
+			return true, false
+		}
+		return r >= 0x2000 && r <= 0x200a, !(r >= 0x2000 && r <= 0x200a)
+	}
+	return unicode.IsSpace(r), isIdentStart(r)
 }
 
 // identByte marks the ASCII bytes that continue an identifier.
@@ -303,7 +327,7 @@ func (lx *lexer) ident() Token {
 			break
 		}
 		r, size := utf8.DecodeRuneInString(lx.src[lx.i:])
-		if !isIdentPart(r) {
+		if space, ident := lx.d.nonASCII(r); space || !ident && !isIdentPart(r) {
 			break
 		}
 		lx.i += size
@@ -440,12 +464,23 @@ func (lx *lexer) token() (Token, error) {
 		return lx.quoted(start, '\'', String)
 	case c == '"':
 		return lx.quoted(start, '"', QuotedIdent)
-	case c == '`':
+	case c == '`' && lx.d.Backtick:
+		// Only where backticks quote identifiers: in DuckDB and Postgres a
+		// backtick is an operator character, and reading it as a quote would
+		// hide a ';' from the statement splitter (internal/sqlguard).
 		t, err := lx.quoted(start, '`', QuotedIdent)
 		t.Backtick = true
 		return t, err
-	case (c == 'E' || c == 'e' || c == 'N' || c == 'n' || c == 'B' || c == 'b' || c == 'X' || c == 'x' || c == 'R' || c == 'r') && start+1 < len(src) && src[start+1] == '\'':
-		// Prefixed string literal: E'..', N'..', B'..', X'..', r'..'.
+	case (c == 'E' || c == 'e') && start+1 < len(src) && src[start+1] == '\'':
+		// Escape string E'..' (Postgres, DuckDB): backslash escapes apply
+		// even where plain strings have none (E'\'' is one quote).
+		p := lx.pos(start)
+		lx.i++
+		t, err := lx.quotedEsc(start+1, '\'', String, true)
+		t.Pos = p
+		return t, err
+	case (c == 'N' || c == 'n' || c == 'B' || c == 'b' || c == 'X' || c == 'x' || c == 'R' || c == 'r') && start+1 < len(src) && src[start+1] == '\'':
+		// Prefixed string literal: N'..', B'..', X'..', r'..'.
 		p := lx.pos(start)
 		lx.i++
 		t, err := lx.quoted(start+1, '\'', String)
@@ -500,9 +535,20 @@ func (lx *lexer) token() (Token, error) {
 }
 
 func (lx *lexer) quoted(start int, q byte, kind TokenKind) (Token, error) {
+	// Backslash escapes apply to string literals of dialects that have them:
+	// '...' and, where backticks quote identifiers, "..." (BigQuery, Spark),
+	// never to Snowflake's "quoted" identifiers ("a\" is one identifier).
+	esc := lx.d.BackslashEscape && (q == '\'' || q == '"' && (lx.d.DoubleQuotedStrings || lx.d.Backtick))
+	return lx.quotedEsc(start, q, kind, esc)
+}
+
+// quotedEsc reads a quoted lexeme starting at start; esc makes a backslash
+// escape the next byte.
+func (lx *lexer) quotedEsc(start int, q byte, kind TokenKind, esc bool) (Token, error) {
 	src := lx.src
-	// BigQuery allows triple-quoted strings.
-	if kind == String && strings.HasPrefix(src[start:], "'''") || q == '"' && lx.d.DoubleQuotedStrings && strings.HasPrefix(src[start:], `"""`) {
+	// BigQuery allows triple-quoted strings (DoubleQuotedStrings is its
+	// flag); elsewhere ''' opens a string that starts with a quote.
+	if lx.d.DoubleQuotedStrings && (kind == String && strings.HasPrefix(src[start:], "'''") || q == '"' && strings.HasPrefix(src[start:], `"""`)) {
 		delim := src[start : start+3]
 		end := strings.Index(src[start+3:], delim)
 		if end < 0 {
@@ -519,7 +565,7 @@ func (lx *lexer) quoted(start int, q byte, kind TokenKind) (Token, error) {
 	simple := true
 	for j < len(src) {
 		ch := src[j]
-		if ch == '\\' && lx.d.BackslashEscape && q != '`' && j+1 < len(src) {
+		if ch == '\\' && esc && j+1 < len(src) {
 			if simple {
 				b.WriteString(src[start+1 : j])
 				simple = false
@@ -563,7 +609,9 @@ func (lx *lexer) quoted(start int, q byte, kind TokenKind) (Token, error) {
 func (lx *lexer) dollar(start int) (Token, bool, error) {
 	src := lx.src
 	j := start + 1
-	for j < len(src) && src[j] != '$' && src[j] < 0x80 && isIdentPart(rune(src[j])) && src[j] != '$' {
+	// A tag is identifier characters other than '$' (Postgres also allows
+	// any non-ASCII byte), not starting with a digit.
+	for j < len(src) && src[j] != '$' && (src[j] >= 0x80 || isIdentPart(rune(src[j]))) {
 		j++
 	}
 	if j >= len(src) || src[j] != '$' {

@@ -11,36 +11,6 @@ import (
 // exhausting the stack.
 const maxDepth = 400
 
-// reserved words cannot be implicit aliases; without this list
-// "from t where x" would read "where" as t's alias.
-var reserved = map[string]bool{
-	"SELECT": true, "FROM": true, "WHERE": true, "GROUP": true, "HAVING": true, "ORDER": true,
-	"LIMIT": true, "OFFSET": true, "UNION": true, "INTERSECT": true, "EXCEPT": true, "MINUS": true,
-	"JOIN": true, "ON": true, "USING": true, "LEFT": true, "RIGHT": true, "INNER": true, "FULL": true,
-	"OUTER": true, "CROSS": true, "NATURAL": true, "WINDOW": true, "QUALIFY": true, "AS": true,
-	"WITH": true, "LATERAL": true, "PIVOT": true, "UNPIVOT": true, "FETCH": true, "AND": true,
-	"OR": true, "NOT": true, "IS": true, "IN": true, "BETWEEN": true, "LIKE": true, "ILIKE": true,
-	"RLIKE": true, "CASE": true, "WHEN": true, "THEN": true, "ELSE": true, "END": true, "INTO": true,
-	"ASOF": true, "POSITIONAL": true, "SEMI": true, "ANTI": true, "TABLESAMPLE": true,
-	"RETURNING": true, "FOR": true, "APPLY": true, "SAMPLE": true, "CONNECT": true, "START": true,
-	"MATCH_RECOGNIZE": true, "DISTINCT": true, "BY": true, "ALL": true, "VALUES": true,
-	"EXCLUDE": true, "REPLACE": true, "RENAME": true, "OVER": true, "FILTER": true,
-}
-
-// reservedKw is reserved indexed by keyword index: every reserved word is
-// a keyword, so reservedKw[t.kw] == reserved[t.Upper()] for any token.
-var reservedKw = func() []bool {
-	out := make([]bool, len(keywordNames))
-	for w := range reserved {
-		k := keywordIndex(w)
-		if k == 0 || keywordNames[k] != w {
-			panic("sqlparse: reserved word is not a keyword: " + w)
-		}
-		out[k] = true
-	}
-	return out
-}()
-
 // Parse parses one query. A trailing ';' and comments are accepted.
 func Parse(d Dialect, sql string) (q *Query, err error) {
 	var p Parser
@@ -91,12 +61,7 @@ func (pp *Parser) Parse(d Dialect, sql string) (q *Query, err error) {
 	p := &parser{d: d, toks: toks, nodeMem: &pp.mem}
 	defer func() {
 		if r := recover(); r != nil {
-			q = nil
-			if e, ok := r.(*Error); ok {
-				err = e
-				return
-			}
-			err = &Error{Pos: p.tok(0).Pos, Msg: fmt.Sprintf("internal parser error: %v", r)}
+			q, err = nil, recovered(r, p.tok(0).Pos)
 		}
 	}()
 	for p.acceptOp(";") {
@@ -112,6 +77,27 @@ func (pp *Parser) Parse(d Dialect, sql string) (q *Query, err error) {
 		p.failAt(t, "unexpected %s after the end of the query", describe(t))
 	}
 	return q, nil
+}
+
+// InternalError is a bug of the parser (a recovered panic), not a fault of
+// the SQL: callers report it apart from syntax errors, so that a bug is not
+// blamed on the user's query.
+type InternalError struct {
+	Pos   Pos
+	Panic any
+}
+
+func (e *InternalError) Error() string {
+	return fmt.Sprintf("line %d, column %d: internal parser error: %v", e.Pos.Line, e.Pos.Col, e.Panic)
+}
+
+// recovered turns a panic of the parser into its error: an *Error raised
+// on purpose (a syntax error), anything else an *InternalError at pos.
+func recovered(r any, pos Pos) error {
+	if e, ok := r.(*Error); ok {
+		return e
+	}
+	return &InternalError{Pos: pos, Panic: r}
 }
 
 // skipDMLPrefix skips INSERT ... / CREATE ... AS so that the SELECT of a
@@ -301,153 +287,6 @@ func (p *parser) isOp(op string) bool {
 	return t.Kind == Op && t.Text == op
 }
 
-// Keyword indexes the parser compares tokens against: comparing a
-// token's index is cheaper than comparing its upper-cased text.
-var (
-	kwALL           = mustKeyword("ALL")
-	kwAND           = mustKeyword("AND")
-	kwANTI          = mustKeyword("ANTI")
-	kwANY           = mustKeyword("ANY")
-	kwAPPLY         = mustKeyword("APPLY")
-	kwARRAY         = mustKeyword("ARRAY")
-	kwAS            = mustKeyword("AS")
-	kwASC           = mustKeyword("ASC")
-	kwASOF          = mustKeyword("ASOF")
-	kwAT            = mustKeyword("AT")
-	kwBEFORE        = mustKeyword("BEFORE")
-	kwBETWEEN       = mustKeyword("BETWEEN")
-	kwBOTH          = mustKeyword("BOTH")
-	kwBY            = mustKeyword("BY")
-	kwCASE          = mustKeyword("CASE")
-	kwCHANGES       = mustKeyword("CHANGES")
-	kwCLUSTER       = mustKeyword("CLUSTER")
-	kwCOLLATE       = mustKeyword("COLLATE")
-	kwCOLUMNS       = mustKeyword("COLUMNS")
-	kwCORRESPONDING = mustKeyword("CORRESPONDING")
-	kwCREATE        = mustKeyword("CREATE")
-	kwCROSS         = mustKeyword("CROSS")
-	kwCUBE          = mustKeyword("CUBE")
-	kwDEFAULT       = mustKeyword("DEFAULT")
-	kwDESC          = mustKeyword("DESC")
-	kwDISTINCT      = mustKeyword("DISTINCT")
-	kwDISTRIBUTE    = mustKeyword("DISTRIBUTE")
-	kwDIV           = mustKeyword("DIV")
-	kwELSE          = mustKeyword("ELSE")
-	kwEND           = mustKeyword("END")
-	kwESCAPE        = mustKeyword("ESCAPE")
-	kwEXCEPT        = mustKeyword("EXCEPT")
-	kwEXCLUDE       = mustKeyword("EXCLUDE")
-	kwFALSE         = mustKeyword("FALSE")
-	kwFETCH         = mustKeyword("FETCH")
-	kwFILTER        = mustKeyword("FILTER")
-	kwFINAL         = mustKeyword("FINAL")
-	kwFIRST         = mustKeyword("FIRST")
-	kwFOR           = mustKeyword("FOR")
-	kwFORMAT        = mustKeyword("FORMAT")
-	kwFROM          = mustKeyword("FROM")
-	kwFULL          = mustKeyword("FULL")
-	kwGROUP         = mustKeyword("GROUP")
-	kwGROUPING      = mustKeyword("GROUPING")
-	kwGROUPS        = mustKeyword("GROUPS")
-	kwHAVING        = mustKeyword("HAVING")
-	kwIGNORE        = mustKeyword("IGNORE")
-	kwILIKE         = mustKeyword("ILIKE")
-	kwIN            = mustKeyword("IN")
-	kwINCLUDE       = mustKeyword("INCLUDE")
-	kwINNER         = mustKeyword("INNER")
-	kwINSERT        = mustKeyword("INSERT")
-	kwINTERSECT     = mustKeyword("INTERSECT")
-	kwINTO          = mustKeyword("INTO")
-	kwIS            = mustKeyword("IS")
-	kwISNULL        = mustKeyword("ISNULL")
-	kwJOIN          = mustKeyword("JOIN")
-	kwLAST          = mustKeyword("LAST")
-	kwLATERAL       = mustKeyword("LATERAL")
-	kwLEADING       = mustKeyword("LEADING")
-	kwLEFT          = mustKeyword("LEFT")
-	kwLIKE          = mustKeyword("LIKE")
-	kwLIMIT         = mustKeyword("LIMIT")
-	kwMATERIALIZED  = mustKeyword("MATERIALIZED")
-	kwMOD           = mustKeyword("MOD")
-	kwNAME          = mustKeyword("NAME")
-	kwNATURAL       = mustKeyword("NATURAL")
-	kwNEXT          = mustKeyword("NEXT")
-	kwNOT           = mustKeyword("NOT")
-	kwNOTNULL       = mustKeyword("NOTNULL")
-	kwNULL          = mustKeyword("NULL")
-	kwNULLS         = mustKeyword("NULLS")
-	kwOF            = mustKeyword("OF")
-	kwOFFSET        = mustKeyword("OFFSET")
-	kwON            = mustKeyword("ON")
-	kwONLY          = mustKeyword("ONLY")
-	kwOR            = mustKeyword("OR")
-	kwORDER         = mustKeyword("ORDER")
-	kwOUTER         = mustKeyword("OUTER")
-	kwOVER          = mustKeyword("OVER")
-	kwPARTITION     = mustKeyword("PARTITION")
-	kwPIVOT         = mustKeyword("PIVOT")
-	kwPOSITIONAL    = mustKeyword("POSITIONAL")
-	kwQUALIFY       = mustKeyword("QUALIFY")
-	kwRANGE         = mustKeyword("RANGE")
-	kwRECURSIVE     = mustKeyword("RECURSIVE")
-	kwREGEXP        = mustKeyword("REGEXP")
-	kwRENAME        = mustKeyword("RENAME")
-	kwREPEATABLE    = mustKeyword("REPEATABLE")
-	kwREPLACE       = mustKeyword("REPLACE")
-	kwRESPECT       = mustKeyword("RESPECT")
-	kwRIGHT         = mustKeyword("RIGHT")
-	kwRLIKE         = mustKeyword("RLIKE")
-	kwROLLUP        = mustKeyword("ROLLUP")
-	kwROW           = mustKeyword("ROW")
-	kwROWS          = mustKeyword("ROWS")
-	kwSAMPLE        = mustKeyword("SAMPLE")
-	kwSEED          = mustKeyword("SEED")
-	kwSELECT        = mustKeyword("SELECT")
-	kwSEMI          = mustKeyword("SEMI")
-	kwSEPARATOR     = mustKeyword("SEPARATOR")
-	kwSETS          = mustKeyword("SETS")
-	kwSIMILAR       = mustKeyword("SIMILAR")
-	kwSOME          = mustKeyword("SOME")
-	kwSORT          = mustKeyword("SORT")
-	kwSYMMETRIC     = mustKeyword("SYMMETRIC")
-	kwSYSTEMTIME    = mustKeyword("SYSTEM_TIME")
-	kwTABLE         = mustKeyword("TABLE")
-	kwTABLESAMPLE   = mustKeyword("TABLESAMPLE")
-	kwTEMP          = mustKeyword("TEMP")
-	kwTEMPORARY     = mustKeyword("TEMPORARY")
-	kwTHEN          = mustKeyword("THEN")
-	kwTIES          = mustKeyword("TIES")
-	kwTIME          = mustKeyword("TIME")
-	kwTIMESTAMP     = mustKeyword("TIMESTAMP")
-	kwTO            = mustKeyword("TO")
-	kwTOP           = mustKeyword("TOP")
-	kwTRAILING      = mustKeyword("TRAILING")
-	kwTRUE          = mustKeyword("TRUE")
-	kwUNION         = mustKeyword("UNION")
-	kwUNKNOWN       = mustKeyword("UNKNOWN")
-	kwUNNEST        = mustKeyword("UNNEST")
-	kwUNPIVOT       = mustKeyword("UNPIVOT")
-	kwUSING         = mustKeyword("USING")
-	kwVALUES        = mustKeyword("VALUES")
-	kwVERSION       = mustKeyword("VERSION")
-	kwVIEW          = mustKeyword("VIEW")
-	kwWHEN          = mustKeyword("WHEN")
-	kwWHERE         = mustKeyword("WHERE")
-	kwWINDOW        = mustKeyword("WINDOW")
-	kwWITH          = mustKeyword("WITH")
-	kwWITHIN        = mustKeyword("WITHIN")
-	kwZONE          = mustKeyword("ZONE")
-)
-
-// mustKeyword returns the keywordNames index of w, which must be listed.
-func mustKeyword(w string) uint16 {
-	k := keywordIndex(w)
-	if k == 0 || keywordNames[k] != w {
-		panic("sqlparse: " + w + " is missing from keywordList")
-	}
-	return k
-}
-
 // isKwID reports whether t is the unquoted keyword with index id.
 func isKwID(t Token, id uint16) bool { return t.kw == id }
 
@@ -527,8 +366,6 @@ func (p *parser) parseIdentList() []string {
 	}
 	return out
 }
-
-// ---- queries ----
 
 func (p *parser) startsQuery() bool {
 	t := p.peek()
@@ -815,6 +652,12 @@ func (p *parser) parseSelectList(s *Select) {
 	} else {
 		p.acceptKwID(kwALL)
 	}
+	if p.isKwID(kwAS) && p.tok(1).Kind == Ident {
+		if as := selectAsKinds[strings.ToUpper(p.tok(1).Text)]; as != "" {
+			s.As = as
+			p.i += 2
+		}
+	}
 	if p.isKwID(kwTOP) && p.tok(1).Kind == Number {
 		p.i += 2
 	}
@@ -864,30 +707,6 @@ func (p *parser) parseSelectItem() *SelectItem {
 				p.parseStarModifiers(st)
 				return it
 			}
-		}
-		if isKwID(*t, kwCOLUMNS) && p.tok(1).Kind == Op && p.tok(1).Text == "(" {
-			save := p.i
-			p.i += 2
-			st := &Star{Columns: true}
-			switch nt := p.peek(); {
-			case nt.Kind == String:
-				st.Regex = nt.Text
-				p.i++
-			case nt.Kind == Op && nt.Text == "*":
-				p.i++
-			default:
-				// A lambda or list selector: keep it as an unfiltered star.
-				p.parseExpr()
-				st.Regex = ""
-			}
-			if p.acceptOp(")") && (p.isClauseStart() || p.isOp(",") || p.isKwID(kwAS) || isIdentTok(p.peek())) {
-				it.Star = st
-				if p.acceptKwID(kwAS) {
-					p.parseIdent()
-				}
-				return it
-			}
-			p.i = save
 		}
 	}
 	it.Expr = p.parseExpr()
@@ -1011,8 +830,6 @@ func (p *parser) parseStarNameList() []string {
 	p.expectOp(")")
 	return out
 }
-
-// ---- FROM ----
 
 func (p *parser) parseFromList() []TableExpr {
 	first := p.parseJoinTree()
@@ -1401,30 +1218,36 @@ func (p *parser) parsePivot(src TableExpr) TableExpr {
 			break
 		}
 	}
-	for p.acceptKwID(kwFOR) {
+	// FOR a IN (...) [[FOR] b IN (...)]: DuckDB lists further pivot
+	// columns without repeating FOR.
+	for p.acceptKwID(kwFOR) || len(pv.For) > 0 && (isIdentTok(p.peek()) || p.isOp("(")) && !p.isKwID(kwGROUP) && !p.isKwID(kwDEFAULT) {
 		pv.For = append(pv.For, p.parsePivotForTarget())
 		p.expectKwID(kwIN)
 		p.expectOp("(")
+		var in []*SelectItem
 		if p.acceptKwID(kwANY) {
+			pv.Dynamic = true
 			if p.acceptKwID(kwORDER, kwBY) {
 				p.parseOrderItems()
 			}
 		} else if p.startsQuery() {
+			pv.Dynamic = true
 			p.parseQuery()
 		} else {
 			for !p.isOp(")") {
 				it := &SelectItem{Pos: p.tok(0).Pos, Expr: p.parseExpr()}
 				p.parseAlias(&it.Alias, &it.AliasQuoted)
-				pv.In = append(pv.In, it)
+				in = append(in, it)
 				if !p.acceptOp(",") {
 					break
 				}
 			}
 		}
+		pv.In = append(pv.In, in)
 		p.expectOp(")")
 	}
 	if p.acceptKwID(kwGROUP, kwBY) {
-		p.parseExprList()
+		pv.GroupBy = p.parseExprList()
 	}
 	if p.acceptKwID(kwDEFAULT, kwON, kwNULL) {
 		p.skipParens()
@@ -1499,8 +1322,6 @@ func (p *parser) parseUnpivot(src TableExpr) TableExpr {
 	p.parseTableAlias(&up.Alias, &up.ColAliases)
 	return up
 }
-
-// ---- expressions ----
 
 func (p *parser) parseExprList() []Expr {
 	mark := len(p.argStack)
@@ -1894,41 +1715,6 @@ func (p *parser) parsePostfix(e Expr) Expr {
 	}
 }
 
-// commonTypes interns the upper-cased names of frequent types, so that
-// casts like ::integer do not allocate.
-var commonTypes = func() map[string]string {
-	m := map[string]string{}
-	for _, t := range strings.Fields(`INT INTEGER BIGINT SMALLINT TINYINT INT64 INT4 INT8 HUGEINT NUMERIC DECIMAL NUMBER
-		FLOAT FLOAT64 FLOAT8 DOUBLE REAL BOOLEAN BOOL VARCHAR TEXT STRING CHAR DATE DATETIME TIMESTAMP
-		TIMESTAMPTZ TIMESTAMP_NTZ TIMESTAMP_LTZ TIMESTAMP_TZ TIME INTERVAL JSON JSONB VARIANT UUID BYTES BLOB`) {
-		m[t] = t
-	}
-	return m
-}()
-
-// upperTypeName is strings.ToUpper(s), without allocating for common
-// ASCII type names.
-func upperTypeName(s string) string {
-	var buf [16]byte
-	if len(s) > len(buf) {
-		return strings.ToUpper(s)
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= 0x80 {
-			return strings.ToUpper(s)
-		}
-		if c >= 'a' && c <= 'z' {
-			c -= 'a' - 'A'
-		}
-		buf[i] = c
-	}
-	if t, ok := commonTypes[string(buf[:len(s)])]; ok {
-		return t
-	}
-	return strings.ToUpper(s)
-}
-
 // typeGoesOn reports whether the next token extends the type name just
 // read, in one of the ways parseType handles.
 func (p *parser) typeGoesOn() bool {
@@ -2042,10 +1828,6 @@ func joinTokens(ts []Token) string {
 	return strings.ToUpper(b.String())
 }
 
-var typedLiteralTypes = map[string]bool{"DATE": true, "TIMESTAMP": true, "TIME": true, "DATETIME": true,
-	"TIMESTAMPTZ": true, "TIMESTAMP_NTZ": true, "TIMESTAMP_LTZ": true, "TIMESTAMP_TZ": true, "JSON": true,
-	"NUMERIC": true, "BIGNUMERIC": true, "DECIMAL": true, "UUID": true, "INET": true, "BYTES": true}
-
 func (p *parser) parsePrimary() Expr {
 	// No defer: it is not open-coded in functions with many returns, and
 	// a failed parse unwinds by panic, after which depth does not matter.
@@ -2131,6 +1913,12 @@ func (p *parser) parsePrimaryBody() Expr {
 			return l
 		case "*":
 			p.i++
+			// DuckDB *COLUMNS(...) unpacks the selected columns as
+			// arguments of one call.
+			if isKwID(p.peek(), kwCOLUMNS) && p.tok(1).Kind == Op && p.tok(1).Text == "(" {
+				n := p.parseName()
+				return &Unary{Op: "*", Expr: p.parseFuncCall(n)}
+			}
 			return &StarExpr{}
 		case ":":
 			// :name bind parameter
@@ -2226,6 +2014,10 @@ func (p *parser) parsePrimaryBody() Expr {
 			if nt.Kind == Op && nt.Text == "(" {
 				p.i++
 				f := p.parseFuncCall(Name{Parts: []string{"STRUCT"}, Pos: t.Pos})
+				if f.Star {
+					// Spark/Databricks struct(*): every column.
+					return &List{Kind: "STRUCT", Items: []Expr{&StarExpr{}}}
+				}
 				return &List{Kind: "STRUCT", Items: f.Args}
 			}
 		case "LAMBDA":
@@ -2293,8 +2085,6 @@ func (p *parser) parseCase() Expr {
 	p.expectKwID(kwEND)
 	return c
 }
-
-var argSeps = map[string]bool{"FROM": true, "FOR": true, "IN": true, "AS": true, "USING": true, "SEPARATOR": true, "PLACING": true, "AND": false}
 
 func (p *parser) parseFuncCall(n Name) *Func {
 	f := p.funcs.Alloc(nodeBlock)
@@ -2436,24 +2226,6 @@ func (p *parser) parseWindowBody() *WindowSpec {
 	w.Frame = strings.Join(frame, " ")
 	return w
 }
-
-var dateParts = map[string]bool{
-	"YEAR": true, "YEARS": true, "QUARTER": true, "QUARTERS": true, "MONTH": true, "MONTHS": true, "WEEK": true, "WEEKS": true,
-	"DAY": true, "DAYS": true, "HOUR": true, "HOURS": true, "MINUTE": true, "MINUTES": true, "SECOND": true, "SECONDS": true,
-	"MILLISECOND": true, "MILLISECONDS": true, "MICROSECOND": true, "MICROSECONDS": true, "NANOSECOND": true, "NANOSECONDS": true,
-	"DAYOFWEEK": true, "DAYOFYEAR": true, "DOW": true, "DOY": true, "EPOCH": true, "ISOWEEK": true, "ISOYEAR": true,
-	"ISODOW": true, "DATE": true, "TIME": true, "DATETIME": true, "DECADE": true, "CENTURY": true, "MILLENNIUM": true,
-	"YY": true, "YYYY": true, "MM": true, "MON": true, "DD": true, "D": true, "DW": true, "HH": true, "MI": true, "SS": true,
-	"MS": true, "US": true, "NS": true, "Q": true, "W": true, "WK": true, "Y": true, "H": true, "M": true, "S": true,
-	"WEEKDAY": true, "YEAROFWEEK": true, "WEEKOFYEAR": true, "DAYOFMONTH": true, "EPOCH_SECOND": true,
-	"MONDAY": true, "TUESDAY": true, "WEDNESDAY": true, "THURSDAY": true, "FRIDAY": true, "SATURDAY": true, "SUNDAY": true,
-	"TIMEZONE_HOUR": true, "TIMEZONE_MINUTE": true, "MILS": true,
-}
-
-// IsDatePart reports whether an unquoted word names a date or time part.
-func IsDatePart(upper string) bool { return dateParts[upper] }
-
-func isDatePart(u string) bool { return dateParts[u] }
 
 func (n *Name) setQuoted(i int) {
 	if i < 64 {

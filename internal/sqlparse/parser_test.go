@@ -90,3 +90,21 @@ func TestFormatIgnoresLayout(t *testing.T) {
 		t.Errorf("got %q and %q", fa, fb)
 	}
 }
+
+// TestRecoveredPanics: a syntax error raised inside the parser stays an
+// *Error; any other panic is an *InternalError, a bug reported apart from
+// the user's SQL.
+func TestRecoveredPanics(t *testing.T) {
+	syntax := &Error{Pos: Pos{Line: 2, Col: 3}, Msg: "expected FROM"}
+	if got := recovered(syntax, Pos{Line: 9, Col: 9}); got != error(syntax) {
+		t.Fatalf("syntax error became %T %v", got, got)
+	}
+	got := recovered("index out of range", Pos{Line: 1, Col: 7})
+	ie, ok := got.(*InternalError)
+	if !ok {
+		t.Fatalf("panic became %T, want *InternalError", got)
+	}
+	if want := "line 1, column 7: internal parser error: index out of range"; ie.Error() != want {
+		t.Fatalf("message %q, want %q", ie.Error(), want)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -72,7 +73,7 @@ func CompareObserved(ctx context.Context, p *Project, in CompareObservedInput) (
 	if in.ObservedFile == "" {
 		return nil, fmt.Errorf("compare_observed needs observed_file: a CSV or JSON export of run-time column lineage")
 	}
-	data, err := os.ReadFile(in.ObservedFile)
+	data, err := readInputFile(in.ObservedFile, p.fileRoots, MaxInputFileBytes)
 	if err != nil {
 		return nil, fmt.Errorf("reading the observed lineage file: %w", err)
 	}
@@ -81,6 +82,70 @@ func CompareObserved(ctx context.Context, p *Project, in CompareObservedInput) (
 		return nil, fmt.Errorf("%s: %w", in.ObservedFile, err)
 	}
 	return p.compareObserved(ctx, edges, clampLimit(in.Limit, 20, 500))
+}
+
+// MaxInputFileBytes caps a file input (an observed lineage export).
+const MaxInputFileBytes = 64 << 20
+
+// readInputFile reads a file an operation was pointed at: a regular file
+// (no device such as /dev/zero, no FIFO, no /proc/self/fd/0, which would
+// read forever, block forever or swallow the stdio session's input), inside
+// one of roots when there are any (relative paths are taken from the first,
+// the project directory), of at most max bytes.
+func readInputFile(path string, roots []string, max int64) ([]byte, error) {
+	if !filepath.IsAbs(path) && len(roots) > 0 {
+		path = filepath.Join(roots[0], path)
+	}
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return nil, err
+	}
+	if len(roots) > 0 && !under(real, roots) {
+		return nil, fmt.Errorf("%s is outside the project directory %s: pass a file inside it, or allow its directory with --allow-dir", path, roots[0])
+	}
+	fi, err := os.Stat(real)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file (%s); pass the path of an exported CSV or JSON file", path, fi.Mode().Type())
+	}
+	if fi.Size() > max {
+		return nil, fmt.Errorf("%s has %d bytes, more than the %d bytes an input file may have", path, fi.Size(), max)
+	}
+	f, err := os.Open(real)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	// The file checked must be the file opened (no swap in between), and
+	// its size may not grow past the cap while it is read.
+	if ofi, err := f.Stat(); err != nil || !os.SameFile(fi, ofi) {
+		return nil, fmt.Errorf("%s changed while it was opened; try again", path)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > max {
+		return nil, fmt.Errorf("%s has more than the %d bytes an input file may have", path, max)
+	}
+	return data, nil
+}
+
+// under reports whether path is inside one of the directories (symbolic
+// links resolved).
+func under(path string, roots []string) bool {
+	for _, r := range roots {
+		rr, err := filepath.EvalSymlinks(r)
+		if err != nil {
+			continue
+		}
+		if rel, err := filepath.Rel(rr, path); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return true
+		}
+	}
+	return false
 }
 
 func (p *Project) compareObserved(ctx context.Context, edges []ObservedEdge, limit int) (*CompareObservedResult, error) {

@@ -89,18 +89,22 @@ type Options struct {
 	Lineage Lineage
 	// Now returns the current time (artifact ages); time.Now when nil.
 	Now func() time.Time
+	// FileRoots are the directories file inputs (compare_observed) must be
+	// in; empty allows any regular file.
+	FileRoots []string
 }
 
 // Project is a loaded dbt build prepared for static questions. It is safe
 // for concurrent use; the ERD is computed once, on first use.
 type Project struct {
-	env      *dbt.Env
-	lin      Lineage
-	now      func() time.Time
-	dialect  dialect.Dialect
-	entities []*entity // sorted by display name, then id
-	byID     map[string]*entity
-	byName   map[string][]*entity // lower-case display name, name and id
+	env       *dbt.Env
+	lin       Lineage
+	now       func() time.Time
+	fileRoots []string
+	dialect   dialect.Dialect
+	entities  []*entity // sorted by display name, then id
+	byID      map[string]*entity
+	byName    map[string][]*entity // lower-case display name, name and id
 
 	erdOnce sync.Once
 	erd     *erdGraph
@@ -146,7 +150,7 @@ type entity struct {
 
 // New prepares env for static operations. env must have a manifest.
 func New(env *dbt.Env, opts Options) *Project {
-	p := &Project{env: env, lin: opts.Lineage, now: opts.Now, byID: map[string]*entity{}, byName: map[string][]*entity{}}
+	p := &Project{env: env, lin: opts.Lineage, now: opts.Now, fileRoots: opts.FileRoots, byID: map[string]*entity{}, byName: map[string][]*entity{}}
 	if p.now == nil {
 		p.now = time.Now
 	}

@@ -31,7 +31,21 @@ type Project struct {
 	ModelIDs []string
 	// ChangedIDs are the models whose SQL differs in current.
 	ChangedIDs []string
+	// Relations are the models' relations (the same in both builds), for
+	// building a warehouse with BuildDuckDB.
+	Relations []Relation
 }
+
+// Relation is one model's relation: its name, materialization (table or
+// view) and catalog columns.
+type Relation struct {
+	Name         string
+	Materialized string
+	Columns      []Column
+}
+
+// Column is a catalog column.
+type Column struct{ Name, Type string }
 
 // Generate builds the project in memory.
 func Generate(o Options) *Project {
@@ -96,6 +110,13 @@ func Generate(o Options) *Project {
 			p.ChangedIDs = append(p.ChangedIDs, m.id)
 		}
 	}
+	for _, m := range models {
+		rel := Relation{Name: m.name, Materialized: materialization(m.parents)}
+		for ci, c := range m.cols {
+			rel.Columns = append(rel.Columns, Column{Name: c, Type: columnType(ci)})
+		}
+		p.Relations = append(p.Relations, rel)
+	}
 	build := func(schema string, current bool) ([]byte, []byte) {
 		nodes := map[string]any{}
 		catNodes := map[string]any{}
@@ -109,18 +130,9 @@ func Generate(o Options) *Project {
 			catCols := map[string]any{}
 			for ci, c := range m.cols {
 				cols[c] = map[string]any{"name": c, "description": "column " + c, "data_type": nil, "meta": map[string]any{}, "tags": []string{}, "constraints": []any{}}
-				typ := "INTEGER"
-				if ci%3 == 1 {
-					typ = "VARCHAR"
-				} else if ci%3 == 2 {
-					typ = "DOUBLE"
-				}
-				catCols[c] = map[string]any{"name": c, "type": typ, "index": ci + 1}
+				catCols[c] = map[string]any{"name": c, "type": columnType(ci), "index": ci + 1}
 			}
-			mat := "table"
-			if len(m.parents) == 1 && strings.HasPrefix(m.parents[0], "source.") {
-				mat = "view"
-			}
+			mat := materialization(m.parents)
 			nodes[m.id] = map[string]any{
 				"unique_id": m.id, "name": m.name, "resource_type": "model", "package_name": pkg,
 				"path": m.name + ".sql", "original_file_path": "models/" + m.name + ".sql",
@@ -176,6 +188,26 @@ func Generate(o Options) *Project {
 	p.BaseManifest, p.BaseCatalog = build("base", false)
 	p.CurrentManifest, p.CurrentCatalog = build("current", true)
 	return p
+}
+
+// materialization makes staging models (one source parent) views and
+// every other model a table.
+func materialization(parents []string) string {
+	if len(parents) == 1 && strings.HasPrefix(parents[0], "source.") {
+		return "view"
+	}
+	return "table"
+}
+
+// columnType cycles through INTEGER, VARCHAR and DOUBLE by column position.
+func columnType(i int) string {
+	switch i % 3 {
+	case 1:
+		return "VARCHAR"
+	case 2:
+		return "DOUBLE"
+	}
+	return "INTEGER"
 }
 
 func columnNames(r *rand.Rand, prefix string, n int) []string {

@@ -29,6 +29,11 @@ type Result struct {
 	// BytesProcessed is what the warehouse scanned (BigQuery's dry run),
 	// when it says.
 	BytesProcessed *int64 `json:"bytes_processed,omitempty"`
+	// Truncated is true when rows were cut at the byte cap or long values
+	// were shortened (see QueryOptions.MaxBytes, MaxCellBytes).
+	Truncated bool `json:"truncated,omitempty"`
+	// Bytes is the approximate JSON size of Rows.
+	Bytes int64 `json:"bytes"`
 }
 
 // Relation names a table or view.
@@ -42,6 +47,12 @@ type Relation struct {
 type QueryOptions struct {
 	// Limit caps the rows returned (0 = DefaultRowLimit, <0 = no cap).
 	Limit int
+	// MaxBytes caps the approximate JSON size of the rows returned
+	// (0 = DefaultMaxResultBytes, <0 = no cap).
+	MaxBytes int64
+	// MaxCellBytes shortens longer text values (0 = DefaultMaxCellBytes,
+	// <0 = no cap).
+	MaxCellBytes int
 }
 
 // Conn is the full adapter interface implemented by every adapter. Consumers

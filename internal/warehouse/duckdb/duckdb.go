@@ -2,11 +2,13 @@
 package duckdb
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"database/sql/driver"
 	"errors"
 	"fmt"
+	"io"
 	"net/url"
 	"path/filepath"
 	"sort"
@@ -16,6 +18,7 @@ import (
 	duckdbdrv "github.com/duckdb/duckdb-go/v2"
 
 	"github.com/ripple-data/ripple/internal/dialect"
+	"github.com/ripple-data/ripple/internal/sqlguard"
 	"github.com/ripple-data/ripple/internal/warehouse"
 )
 
@@ -90,26 +93,39 @@ func Open(ctx context.Context, opts Options) (*Conn, error) {
 		dsn += "?" + params.Encode()
 	}
 
-	var attached atomic.Bool
+	// Settings are global to the database: the first connection applies
+	// them, then locks the configuration, so no SQL can change them later
+	// (memory_limit, threads, enable_external_access, ...). USE stays
+	// possible: it is per connection and not a configuration option.
+	setup := setupStatements(opts, attach, catalog)
+	var done atomic.Bool
 	connInit := func(ex driver.ExecerContext) error {
-		if !attach {
-			return nil
-		}
-		if attached.CompareAndSwap(false, true) {
-			mode := ""
-			if opts.ReadOnly {
-				mode = " (READ_ONLY)"
-			}
-			stmt := "ATTACH " + quoteLiteral(opts.Path) + " AS " + quoteIdent(catalog) + mode
-			if _, err := ex.ExecContext(context.Background(), stmt, nil); err != nil {
-				attached.Store(false)
-				return fmt.Errorf("attaching %s as %s: %w", opts.Path, catalog, err)
-			}
-			if !opts.AllowExternalAccess {
-				if _, err := ex.ExecContext(context.Background(), "SET enable_external_access = false", nil); err != nil {
+		if done.CompareAndSwap(false, true) {
+			// DuckDB shares one database instance per file within a process:
+			// a second Open of the same file (an in-process CLI call next to
+			// a server, set_backend back to the same project) finds the
+			// settings applied and locked. Accept them when they are the
+			// ones this Open asks for.
+			if !attach {
+				if locked, err := alreadyLocked(ex, opts); locked || err != nil {
+					if err != nil {
+						done.Store(false)
+					}
 					return err
 				}
 			}
+			for _, stmt := range setup {
+				if _, err := ex.ExecContext(context.Background(), stmt, nil); err != nil {
+					done.Store(false)
+					if strings.HasPrefix(stmt, "ATTACH") {
+						return fmt.Errorf("attaching %s as %s: %w", opts.Path, catalog, err)
+					}
+					return fmt.Errorf("%s: %w", stmt, err)
+				}
+			}
+		}
+		if !attach {
+			return nil
 		}
 		_, err := ex.ExecContext(context.Background(), "USE "+quoteIdent(catalog), nil)
 		return err
@@ -126,6 +142,61 @@ func Open(ctx context.Context, opts Options) (*Conn, error) {
 		return nil, openError(opts, err)
 	}
 	return c, nil
+}
+
+// alreadyLocked reports whether the database's configuration was already
+// applied and locked by another Open in this process, and fails when those
+// settings are weaker than the ones opts asks for.
+func alreadyLocked(ex driver.ExecerContext, opts Options) (bool, error) {
+	q, ok := ex.(driver.QueryerContext)
+	if !ok {
+		return false, nil
+	}
+	rows, err := q.QueryContext(context.Background(),
+		"SELECT current_setting('lock_configuration')::BOOLEAN, current_setting('enable_external_access')::BOOLEAN, current_setting('autoinstall_known_extensions')::BOOLEAN", nil)
+	if err != nil {
+		return false, nil
+	}
+	defer rows.Close()
+	vals := make([]driver.Value, 3)
+	if err := rows.Next(vals); err != nil {
+		return false, nil
+	}
+	locked, _ := vals[0].(bool)
+	external, _ := vals[1].(bool)
+	autoinstall, _ := vals[2].(bool)
+	if !locked {
+		return false, nil
+	}
+	if (external && !opts.AllowExternalAccess) || (autoinstall && opts.ReadOnly) {
+		return true, fmt.Errorf("duckdb: %s is already open in this process with external access or extension installs allowed; open it with the same settings", opts.Path)
+	}
+	return true, nil
+}
+
+// setupStatements are run once, on the first connection.
+func setupStatements(opts Options, attach bool, catalog string) []string {
+	var stmts []string
+	if attach {
+		mode := ""
+		if opts.ReadOnly {
+			mode = " (READ_ONLY)"
+		}
+		stmts = append(stmts, "ATTACH "+quoteLiteral(opts.Path)+" AS "+quoteIdent(catalog)+mode)
+		// With ATTACH, external access stayed on until the file was attached.
+		if !opts.AllowExternalAccess {
+			stmts = append(stmts, "SET enable_external_access = false")
+		}
+	}
+	if opts.ReadOnly {
+		// External access, when allowed, means reading files: never
+		// installing extensions (a write under ~/.duckdb).
+		stmts = append(stmts,
+			"SET autoinstall_known_extensions = false",
+			"SET allow_community_extensions = false",
+			"SET lock_configuration = true")
+	}
+	return stmts
 }
 
 func openError(opts Options, err error) error {
@@ -179,33 +250,145 @@ func wrapErr(ctx context.Context, err error, query string) error {
 	return &warehouse.Error{Class: warehouse.Classify(err), Message: "duckdb: " + err.Error(), SQL: query, Err: err}
 }
 
-// Query implements warehouse.Conn.
+// Query implements warehouse.Conn. On a read-only Conn the statement is
+// classified (internal/sqlguard) and then prepared alone, and it runs only
+// when DuckDB itself says it is one SELECT (or EXPLAIN): duckdb-go's
+// QueryContext would run every statement of a multi-statement string, and
+// DuckDB's parser is the last word on what the string holds. The classifier
+// comes first because binding is not free of effects: preparing EXPORT
+// DATABASE creates its directory.
 func (c *Conn) Query(ctx context.Context, query string, opts warehouse.QueryOptions) (*warehouse.Result, error) {
-	rows, err := c.db.QueryContext(ctx, query)
+	if !c.readOnly {
+		rows, err := c.db.QueryContext(ctx, query)
+		if err != nil {
+			return nil, wrapErr(ctx, err, query)
+		}
+		defer rows.Close()
+		return collect(ctx, query, opts, sqlRows{rows})
+	}
+	if _, err := sqlguard.ReadOnly("duckdb", query); err != nil {
+		return nil, warehouse.Refusal(err, query)
+	}
+	sc, err := c.db.Conn(ctx)
 	if err != nil {
 		return nil, wrapErr(ctx, err, query)
 	}
-	defer rows.Close()
-	types, err := rows.ColumnTypes()
+	defer sc.Close()
+	var res *warehouse.Result
+	err = sc.Raw(func(dc any) error {
+		st, err := dc.(*duckdbdrv.Conn).Prepare(query)
+		if err != nil {
+			if strings.Contains(err.Error(), "multi-statement") {
+				return &warehouse.Error{Class: warehouse.ClassPermissionDenied, SQL: query,
+					Message: "duckdb: the SQL holds more than one statement; this read-only connection runs exactly one SELECT per query"}
+			}
+			return wrapErr(ctx, err, query)
+		}
+		defer st.Close()
+		typ, err := st.(*duckdbdrv.Stmt).StatementType()
+		if err != nil {
+			return wrapErr(ctx, err, query)
+		}
+		if typ != duckdbdrv.STATEMENT_TYPE_SELECT && typ != duckdbdrv.STATEMENT_TYPE_EXPLAIN {
+			return &warehouse.Error{Class: warehouse.ClassPermissionDenied, SQL: query,
+				Message: fmt.Sprintf("duckdb: the connection is read-only: refusing a %s statement (only SELECT and EXPLAIN run)", stmtTypeName(typ))}
+		}
+		dr, err := st.(driver.StmtQueryContext).QueryContext(ctx, nil)
+		if err != nil {
+			return wrapErr(ctx, err, query)
+		}
+		defer dr.Close()
+		res, err = collect(ctx, query, opts, &driverRows{rows: dr})
+		return err
+	})
 	if err != nil {
-		return nil, wrapErr(ctx, err, query)
+		return nil, err
+	}
+	return res, nil
+}
+
+// rowSource is what collect reads: database/sql rows, or the driver's own
+// rows of a statement prepared on a raw connection.
+type rowSource interface {
+	columns() ([]warehouse.Column, error)
+	next(dst []any) (bool, error)
+}
+
+type sqlRows struct{ *sql.Rows }
+
+func (r sqlRows) columns() ([]warehouse.Column, error) {
+	types, err := r.ColumnTypes()
+	if err != nil {
+		return nil, err
 	}
 	cols := make([]warehouse.Column, len(types))
-	kinds := make([]warehouse.Kind, len(types))
 	for i, ct := range types {
 		cols[i] = warehouse.Column{Name: ct.Name(), Type: ct.DatabaseTypeName()}
+	}
+	return cols, nil
+}
+
+func (r sqlRows) next(dst []any) (bool, error) {
+	if !r.Next() {
+		return false, r.Err()
+	}
+	ptrs := make([]any, len(dst))
+	for i := range dst {
+		ptrs[i] = &dst[i]
+	}
+	return true, r.Scan(ptrs...)
+}
+
+type driverRows struct {
+	rows driver.Rows
+	buf  []driver.Value
+}
+
+func (r *driverRows) columns() ([]warehouse.Column, error) {
+	names := r.rows.Columns()
+	cols := make([]warehouse.Column, len(names))
+	typed, _ := r.rows.(driver.RowsColumnTypeDatabaseTypeName)
+	for i, n := range names {
+		cols[i] = warehouse.Column{Name: n}
+		if typed != nil {
+			cols[i].Type = typed.ColumnTypeDatabaseTypeName(i)
+		}
+	}
+	return cols, nil
+}
+
+func (r *driverRows) next(dst []any) (bool, error) {
+	if len(r.buf) != len(dst) {
+		r.buf = make([]driver.Value, len(dst))
+	}
+	if err := r.rows.Next(r.buf); err != nil {
+		if errors.Is(err, io.EOF) {
+			return false, nil
+		}
+		return false, err
+	}
+	for i, v := range r.buf {
+		if b, ok := v.([]byte); ok {
+			v = bytes.Clone(b) // the driver may reuse its buffers
+		}
+		dst[i] = v
+	}
+	return true, nil
+}
+
+func collect(ctx context.Context, query string, opts warehouse.QueryOptions, rows rowSource) (*warehouse.Result, error) {
+	cols, err := rows.columns()
+	if err != nil {
+		return nil, wrapErr(ctx, err, query)
+	}
+	kinds := make([]warehouse.Kind, len(cols))
+	for i := range cols {
 		kinds[i] = warehouse.KindOf(cols[i].Type)
 	}
 	res, err := warehouse.Collect(cols, opts, func() ([]any, bool, error) {
-		if !rows.Next() {
-			return nil, false, rows.Err()
-		}
 		vals := make([]any, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
+		ok, err := rows.next(vals)
+		if !ok || err != nil {
 			return nil, false, err
 		}
 		for i, v := range vals {
@@ -217,6 +400,26 @@ func (c *Conn) Query(ctx context.Context, query string, opts warehouse.QueryOpti
 		return nil, wrapErr(ctx, err, query)
 	}
 	return res, nil
+}
+
+// stmtTypeName names a DuckDB statement type for an error message.
+func stmtTypeName(t duckdbdrv.StmtType) string {
+	names := map[duckdbdrv.StmtType]string{
+		duckdbdrv.STATEMENT_TYPE_INSERT: "INSERT", duckdbdrv.STATEMENT_TYPE_UPDATE: "UPDATE",
+		duckdbdrv.STATEMENT_TYPE_DELETE: "DELETE", duckdbdrv.STATEMENT_TYPE_CREATE: "CREATE",
+		duckdbdrv.STATEMENT_TYPE_ALTER: "ALTER", duckdbdrv.STATEMENT_TYPE_DROP: "DROP",
+		duckdbdrv.STATEMENT_TYPE_COPY: "COPY", duckdbdrv.STATEMENT_TYPE_ATTACH: "ATTACH",
+		duckdbdrv.STATEMENT_TYPE_DETACH: "DETACH", duckdbdrv.STATEMENT_TYPE_SET: "SET",
+		duckdbdrv.STATEMENT_TYPE_VARIABLE_SET: "SET/USE", duckdbdrv.STATEMENT_TYPE_LOAD: "INSTALL/LOAD",
+		duckdbdrv.STATEMENT_TYPE_EXTENSION: "extension", duckdbdrv.STATEMENT_TYPE_PRAGMA: "PRAGMA",
+		duckdbdrv.STATEMENT_TYPE_CALL: "CALL", duckdbdrv.STATEMENT_TYPE_EXPORT: "EXPORT",
+		duckdbdrv.STATEMENT_TYPE_TRANSACTION: "transaction", duckdbdrv.STATEMENT_TYPE_VACUUM: "VACUUM",
+		duckdbdrv.STATEMENT_TYPE_PREPARE: "PREPARE", duckdbdrv.STATEMENT_TYPE_EXECUTE: "EXECUTE",
+	}
+	if n, ok := names[t]; ok {
+		return n
+	}
+	return fmt.Sprintf("non-SELECT (type %d)", t)
 }
 
 // fromDriver converts duckdb-go's own types into ones warehouse.Normalize

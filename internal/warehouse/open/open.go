@@ -31,8 +31,12 @@ type OpenOptions struct {
 	AllowExternalAccess bool
 	// DuckDBPath overrides the profile's path (e.g. a copy or fixture).
 	DuckDBPath string
-	// StatementTimeout bounds each statement in the warehouse when > 0.
+	// StatementTimeout bounds each statement in the warehouse (0: the
+	// profile's statement_timeout, else the default; <0: none).
 	StatementTimeout time.Duration
+	// MaxResultBytes and MaxCellBytes cap results (see warehouse.Limits).
+	MaxResultBytes int64
+	MaxCellBytes   int
 	// MaxBytes refuses statements that would scan more (Ripple's
 	// --max-bytes; BigQuery's dry run measures it), 0 = no limit.
 	MaxBytes int64
@@ -70,6 +74,11 @@ func Wired() []string {
 // Open connects to t. Errors name the profiles file, profile and target,
 // never a secret of the profile.
 func Open(ctx context.Context, t profiles.Target, opts OpenOptions) (warehouse.Conn, error) {
+	lim, err := limits(t, opts)
+	if err != nil {
+		return nil, err
+	}
+	opts.StatementTimeout = lim.EffectiveTimeout()
 	name := strings.ToLower(t.Type)
 	if r, ok := dialect.Lookup(name); ok {
 		name = r.Name
@@ -90,29 +99,16 @@ func Open(ctx context.Context, t profiles.Target, opts OpenOptions) (warehouse.C
 		if errors.As(err, &we) && we.Message != "" {
 			msg = we.Message
 		}
-		msg = redactSecrets(msg, t)
+		// Masked by shape, not by value: see warehouse.Redact.
+		msg = warehouse.Redact(msg)
 		if t.File != "" && !strings.HasPrefix(msg, t.Where()) {
 			msg = t.Where() + ": " + msg
 		}
 		return nil, &warehouse.Error{Class: class, Message: msg, Err: err}
 	}
-	return conn, nil
-}
-
-// redactSecrets removes every secret-looking value of the target from msg.
-func redactSecrets(msg string, t profiles.Target) string {
-	secrets := []string{t.Password}
-	for k, v := range t.Extra {
-		if s, ok := v.(string); ok && profiles.IsSecretKey(k) {
-			secrets = append(secrets, s)
-		}
-	}
-	for _, s := range secrets {
-		if len(s) >= 3 {
-			msg = strings.ReplaceAll(msg, s, "***")
-		}
-	}
-	return msg
+	// Every adapter is guarded: one read-only statement per Query, the
+	// statement timeout, byte-capped results.
+	return warehouse.Guarded(conn, lim), nil
 }
 
 func duckdbConnector(opts OpenOptions) connector {

@@ -51,10 +51,11 @@ type Options struct {
 // Conn is a small pool of pgx connections implementing warehouse.Conn.
 // (pgxpool is not used because it would add a module dependency.)
 type Conn struct {
-	cfg      *pgx.ConnConfig
-	opts     Options
-	password string
-	sem      chan struct{}
+	cfg  *pgx.ConnConfig
+	opts Options
+	sem  chan struct{}
+	// warnings are found once, at Open (see privilegeWarnings).
+	warnings []string
 
 	mu     sync.Mutex
 	idle   []*pgx.Conn
@@ -76,7 +77,8 @@ func Open(ctx context.Context, opts Options) (*Conn, error) {
 	}
 	cfg, err := pgx.ParseConfig(dsn)
 	if err != nil {
-		return nil, &warehouse.Error{Class: warehouse.ClassUnclassified, Message: redact("postgres: invalid connection settings: "+err.Error(), opts.Password), Err: errors.New(redact(err.Error(), opts.Password))}
+		msg := parseErrorMessage(err, opts.Password)
+		return nil, &warehouse.Error{Class: warehouse.ClassUnclassified, Message: "postgres: invalid connection settings: " + msg, Err: errors.New(msg)}
 	}
 	if opts.DSN != "" {
 		if opts.Host != "" || opts.Port != 0 {
@@ -106,10 +108,26 @@ func Open(ctx context.Context, opts Options) (*Conn, error) {
 		cfg.RuntimeParams = map[string]string{}
 	}
 	cfg.RuntimeParams["application_name"] = "ripple"
-	// Redshift has no default_transaction_read_only setting (it refuses
-	// unknown startup parameters); BEGIN READ ONLY still holds there.
-	if opts.ReadOnly && opts.Dialect == "postgres" {
-		cfg.RuntimeParams["default_transaction_read_only"] = "on"
+	if opts.Dialect == "postgres" {
+		// Ripple's statement classifier reads '...' without backslash
+		// escapes; make the server read them the same way whatever its
+		// default. (Redshift's record lexes its own escapes, and Redshift
+		// refuses unknown startup parameters.)
+		cfg.RuntimeParams["standard_conforming_strings"] = "on"
+		// Redshift has no default_transaction_read_only either; BEGIN READ
+		// ONLY still holds there.
+		if opts.ReadOnly {
+			cfg.RuntimeParams["default_transaction_read_only"] = "on"
+		}
+	}
+	// PostgreSQL 14+ can notice a vanished client during a query and stop
+	// it; without it a query of a killed Ripple runs on to its timeout.
+	cfg.AfterConnect = func(ctx context.Context, pc *pgconn.PgConn) error {
+		if serverMajor(pc) < 14 {
+			return nil
+		}
+		_, err := pc.Exec(ctx, "SET client_connection_check_interval = '1s'").ReadAll()
+		return err
 	}
 	if opts.StatementTimeout > 0 {
 		cfg.RuntimeParams["statement_timeout"] = strconv.FormatInt(opts.StatementTimeout.Milliseconds(), 10)
@@ -126,13 +144,41 @@ func Open(ctx context.Context, opts Options) (*Conn, error) {
 	cfg.BuildContextWatcherHandler = func(pc *pgconn.PgConn) ctxwatch.Handler {
 		return &pgconn.CancelRequestContextWatcherHandler{Conn: pc, CancelRequestDelay: 0, DeadlineDelay: time.Second}
 	}
-	c := &Conn{cfg: cfg, opts: opts, password: cfg.Password, sem: make(chan struct{}, opts.MaxConns)}
+	c := &Conn{cfg: cfg, opts: opts, sem: make(chan struct{}, opts.MaxConns)}
 	pc, err := c.acquire(ctx)
 	if err != nil {
 		return nil, err
 	}
 	c.release(pc, false)
+	if c.warnings, err = c.privilegeWarnings(ctx); err != nil {
+		c.Close()
+		return nil, err
+	}
 	return c, nil
+}
+
+// serverMajor is the server's major version (0 when unknown).
+func serverMajor(pc *pgconn.PgConn) int {
+	v := pc.ParameterStatus("server_version")
+	n := 0
+	for _, ch := range v {
+		if ch < '0' || ch > '9' {
+			break
+		}
+		n = n*10 + int(ch-'0')
+	}
+	return n
+}
+
+// parseErrorMessage is pgx's message for an unparsable connection string,
+// whose password pgx masks on a best-effort basis; should the password
+// still show, the details are withheld rather than edited.
+func parseErrorMessage(err error, password string) string {
+	msg := warehouse.Redact(err.Error())
+	if password != "" && strings.Contains(msg, password) {
+		return "the connection string cannot be parsed (details withheld: they contain the password); check the DSN or the profile's host, port, user and dbname"
+	}
+	return msg
 }
 
 // kvConnString renders the non-secret fields as a libpq key=value string.
@@ -152,13 +198,6 @@ func kvConnString(opts Options) string {
 	add("dbname", opts.Database)
 	add("sslmode", opts.SSLMode)
 	return strings.Join(parts, " ")
-}
-
-func redact(msg, password string) string {
-	if password == "" {
-		return msg
-	}
-	return strings.ReplaceAll(msg, password, "***")
 }
 
 func (c *Conn) acquire(ctx context.Context) (*pgx.Conn, error) {
@@ -186,14 +225,15 @@ func (c *Conn) acquire(ctx context.Context) (*pgx.Conn, error) {
 	if err != nil {
 		<-c.sem
 		host := c.cfg.Host
+		detail := warehouse.Redact(err.Error())
 		msg := fmt.Sprintf("%s: connecting to %s:%d as %s, database %s: %s; check the host, port, credentials and that the server is running",
-			c.opts.Dialect, host, c.cfg.Port, c.cfg.User, c.cfg.Database, redact(err.Error(), c.password))
+			c.opts.Dialect, host, c.cfg.Port, c.cfg.User, c.cfg.Database, detail)
 		var pgErr *pgconn.PgError
 		code := ""
 		if errors.As(err, &pgErr) {
 			code = pgErr.Code
 		}
-		return nil, warehouse.VendorError(c.opts.Dialect, code, msg, "", errors.New(redact(err.Error(), c.password)))
+		return nil, warehouse.VendorError(c.opts.Dialect, code, msg, "", errors.New(detail))
 	}
 	return pc, nil
 }
@@ -235,7 +275,10 @@ func (c *Conn) wrapErr(ctx context.Context, err error, query string) error {
 	if errors.As(err, &we) {
 		return err
 	}
-	msg := "postgres: " + redact(err.Error(), c.password)
+	// Query errors carry no credentials; they are shown as the server
+	// wrote them (masking the password's value here would garble messages
+	// and tell an agent whether a string it put in its SQL is the password).
+	msg := "postgres: " + err.Error()
 	var pgErr *pgconn.PgError
 	switch {
 	case ctx.Err() != nil:
