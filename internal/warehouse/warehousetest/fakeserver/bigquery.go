@@ -57,6 +57,7 @@ import (
 // is read over REST.
 type BigQuery struct {
 	*httptest.Server
+	RequestCounter
 	Engine *Engine
 	// Token is the accepted OAuth access token.
 	Token string
@@ -141,7 +142,7 @@ func NewBigQuery(e *Engine) *BigQuery {
 		f.record(BigQueryCall{Method: "unknown " + r.Method + " " + r.URL.Path})
 		(&bqError{404, "notFound", "the fake does not serve " + r.Method + " " + r.URL.Path}).write(w)
 	})
-	f.Server = httptest.NewServer(mux)
+	f.Server = httptest.NewServer(f.count(mux))
 	return f
 }
 

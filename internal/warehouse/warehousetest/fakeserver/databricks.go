@@ -20,6 +20,7 @@ import (
 // POST .../{id}/cancel to kill, plus the OAuth M2M token endpoint.
 type Databricks struct {
 	*httptest.Server
+	RequestCounter
 	Engine *Engine
 	// Token is the accepted personal access token; ClientID/ClientSecret
 	// the accepted OAuth client (it gets Token as its access token).
@@ -56,7 +57,7 @@ func NewDatabricks(e *Engine) *Databricks {
 	mux.HandleFunc("GET /api/2.0/sql/statements/{id}", f.auth(f.get))
 	mux.HandleFunc("GET /api/2.0/sql/statements/{id}/result/chunks/{n}", f.auth(f.chunk))
 	mux.HandleFunc("POST /api/2.0/sql/statements/{id}/cancel", f.auth(f.cancel))
-	f.Server = httptest.NewServer(mux)
+	f.Server = httptest.NewServer(f.count(mux))
 	return f
 }
 

@@ -12,6 +12,7 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
+	"net/http"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -222,6 +223,21 @@ func (e *Engine) Seen() []string {
 	defer e.mu.Unlock()
 	return append([]string(nil), e.seen...)
 }
+
+// RequestCounter counts the HTTP requests a fake receives, so a test can
+// prove a statement never reached the server.
+type RequestCounter struct{ n atomic.Int64 }
+
+// count wraps a fake's handler.
+func (c *RequestCounter) count(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c.n.Add(1)
+		h.ServeHTTP(w, r)
+	})
+}
+
+// Requests is the number of HTTP requests received so far.
+func (c *RequestCounter) Requests() int { return int(c.n.Load()) }
 
 // Kind is the vendor-neutral cause of a DuckDB error, which each fake maps
 // to its service's own error code.

@@ -20,6 +20,7 @@ import (
 // abort-request that kills the query by request id, and session delete.
 type Snowflake struct {
 	*httptest.Server
+	RequestCounter
 	Engine   *Engine
 	Password string
 
@@ -52,7 +53,7 @@ func NewSnowflake(e *Engine, password string) *Snowflake {
 	mux.HandleFunc("POST /session", func(w http.ResponseWriter, r *http.Request) { writeJSON(w, map[string]any{"success": true}) })
 	mux.HandleFunc("POST /session/heartbeat", func(w http.ResponseWriter, r *http.Request) { writeJSON(w, map[string]any{"success": true}) })
 	mux.HandleFunc("POST /telemetry/send", func(w http.ResponseWriter, r *http.Request) { writeJSON(w, map[string]any{"success": true}) })
-	f.Server = httptest.NewServer(mux)
+	f.Server = httptest.NewServer(f.count(mux))
 	return f
 }
 
