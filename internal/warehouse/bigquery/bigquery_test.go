@@ -122,6 +122,7 @@ func TestDryRunGuard(t *testing.T) {
 	}
 	for _, tt := range []struct{ sql, stmtType string }{
 		{"CREATE TABLE analytics.x (x INT64)", "CREATE_TABLE"},
+		{"CREATE OR REPLACE TABLE analytics.x AS SELECT 1 AS x", "CREATE_TABLE_AS_SELECT"},
 		{"INSERT INTO analytics.ripple_text (n) VALUES (3)", "INSERT"},
 		{"CREATE VIEW analytics.v AS SELECT 1 AS x", "CREATE_VIEW"},
 		{"DROP TABLE analytics.ripple_text", "DROP_TABLE"},

@@ -27,8 +27,16 @@ func bigQueryFake(t *testing.T) *fakeserver.BigQuery {
 	return f
 }
 
-// call sends one REST request with the fake's token and decodes the answer.
+// call sends one REST request with the fake's token and decodes the
+// answer of status 200.
 func call(t *testing.T, f *fakeserver.BigQuery, method, path string, body any, out any) {
+	t.Helper()
+	if status := callStatus(t, f, method, path, body, out); status != http.StatusOK {
+		t.Fatalf("%s %s: HTTP %d", method, path, status)
+	}
+}
+
+func callStatus(t *testing.T, f *fakeserver.BigQuery, method, path string, body any, out any) int {
 	t.Helper()
 	var rd bytes.Buffer
 	if body != nil {
@@ -41,12 +49,10 @@ func call(t *testing.T, f *fakeserver.BigQuery, method, path string, body any, o
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("%s %s: HTTP %d", method, path, resp.StatusCode)
-	}
 	if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
 		t.Fatal(err)
 	}
+	return resp.StatusCode
 }
 
 // Values on the wire as BigQuery sends them: all text, INT64 exact,
@@ -88,6 +94,23 @@ func TestBigQueryWireValues(t *testing.T) {
 				t.Errorf("%s%s: %s = %s %#v, want %s %#v", "queries/wire", tt.query, p.Schema.Fields[i].Name, p.Schema.Fields[i].Type, got, wantTypes[i], w)
 			}
 		}
+	}
+	// A statement that does not plan still makes a job, DONE with the
+	// error; its results answer the error.
+	var failed struct {
+		Status struct {
+			State       string
+			ErrorResult struct{ Reason string }
+		}
+	}
+	call(t, f, "POST", "jobs", map[string]any{"jobReference": map[string]any{"jobId": "bad"},
+		"configuration": map[string]any{"query": map[string]any{"query": "SELECT nope FROM main.many", "useLegacySql": false}}}, &failed)
+	var apiErr struct {
+		Error struct{ Errors []struct{ Reason string } }
+	}
+	if failed.Status.State != "DONE" || failed.Status.ErrorResult.Reason != "invalidQuery" ||
+		callStatus(t, f, "GET", "queries/bad", nil, &apiErr) != http.StatusBadRequest || len(apiErr.Error.Errors) != 1 || apiErr.Error.Errors[0].Reason != "invalidQuery" {
+		t.Errorf("failing job = %+v, its results = %+v", failed, apiErr)
 	}
 	// A dry run through jobs.query: the bytes, no job.
 	var dry struct {

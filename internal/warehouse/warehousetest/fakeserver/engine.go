@@ -87,14 +87,16 @@ func (e *Engine) open() (*sql.DB, error) {
 // Close stops every running query and releases the database.
 func (e *Engine) Close() error {
 	e.mu.Lock()
-	defer e.mu.Unlock()
+	db := e.db
 	for _, cancel := range e.running {
 		cancel()
 	}
-	if e.db == nil {
+	e.mu.Unlock()
+	// Not under mu: a stopping query takes it to unregister itself.
+	if db == nil {
 		return nil
 	}
-	return e.db.Close()
+	return db.Close()
 }
 
 // Column is a result column with DuckDB's type name.
