@@ -117,10 +117,9 @@ func bqValue(v any, duckType string, int64ts bool) (any, error) {
 	return nil, fmt.Errorf("the fake cannot render DuckDB's %T as BigQuery's %s", v, t.api)
 }
 
+// floatText spells a FLOAT64 as BigQuery does: NaN, Infinity, -Infinity.
 func floatText(f float64) string {
 	switch {
-	case math.IsNaN(f):
-		return "NaN"
 	case math.IsInf(f, 1):
 		return "Infinity"
 	case math.IsInf(f, -1):
