@@ -35,7 +35,6 @@ type Engine struct {
 	mu      sync.Mutex
 	running map[string]context.CancelFunc
 	killed  atomic.Int64
-	seen    []string
 }
 
 // NewEngine creates an empty database whose catalog is named catalog (the
@@ -120,7 +119,6 @@ func (e *Engine) QueryIn(ctx context.Context, id, schema, query string) (*Result
 	defer cancel()
 	e.mu.Lock()
 	e.running[id] = cancel
-	e.seen = append(e.seen, query)
 	e.mu.Unlock()
 	defer func() {
 		e.mu.Lock()
@@ -211,20 +209,6 @@ func (e *Engine) Kill(id string) bool {
 
 // Killed counts queries stopped by a cancel request.
 func (e *Engine) Killed() int { return int(e.killed.Load()) }
-
-// Running counts queries still executing.
-func (e *Engine) Running() int {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return len(e.running)
-}
-
-// Seen returns the statements received so far.
-func (e *Engine) Seen() []string {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return append([]string(nil), e.seen...)
-}
 
 // RequestCounter counts the HTTP requests a fake receives, so a test can
 // prove a statement never reached the server.
