@@ -11,6 +11,7 @@ package bigquery
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"math/big"
@@ -50,7 +51,8 @@ type Options struct {
 // credentials, oauth-secrets, service-account with keyfile,
 // service-account-json with keyfile_json), project, dataset/schema,
 // execution_project, location, maximum_bytes_billed,
-// job_execution_timeout_seconds, impersonate_service_account, threads.
+// job_execution_timeout_seconds, impersonate_service_account, api_endpoint,
+// threads.
 func Config(ctx context.Context, t profiles.Target, s warehouse.Settings) (Options, error) {
 	o := Options{Project: t.Database, ExecutionProject: t.Text("execution_project"), Dataset: t.Schema, Location: t.Text("location"), Settings: s}
 	if o.Project == "" {
@@ -106,6 +108,11 @@ func Config(ctx context.Context, t profiles.Target, s warehouse.Settings) (Optio
 		}
 		o.ClientOptions = []option.ClientOption{option.WithTokenSource(ts)}
 	}
+	if ep := t.Text("api_endpoint"); ep != "" {
+		// dbt's api_endpoint is the service root (a private endpoint, an
+		// emulator); the client wants the REST base path under it.
+		o.ClientOptions = append(o.ClientOptions, option.WithEndpoint(strings.TrimRight(ep, "/")+"/bigquery/v2/"))
+	}
 	if o.Settings.MaxConns == 0 {
 		o.Settings.MaxConns = t.Threads
 	}
@@ -132,7 +139,11 @@ func Connect(ctx context.Context, t profiles.Target, s warehouse.Settings) (ware
 }
 
 // Open creates the client and dry-runs SELECT 1, which checks the
-// credentials and the project without running anything.
+// credentials and the project without running anything. The client stays
+// on the REST API: it reads rows through the Storage Read API (gRPC) only
+// after Client.EnableStorageReadClient, which Ripple never calls, since
+// results are capped and jobs.getQueryResults pages serve them without
+// another API to enable and grant (bigquery.readsessions.*).
 func Open(ctx context.Context, o Options) (*Conn, error) {
 	project := o.ExecutionProject
 	if project == "" {
@@ -245,23 +256,22 @@ func (c *Conn) Query(ctx context.Context, sql string, opts warehouse.QueryOption
 	if err != nil {
 		return nil, c.orCanceled(qctx, err, sql)
 	}
-	job, err := c.query(sql).Run(qctx)
+	// Ripple names the job so that it can cancel it even when ctx ends
+	// while jobs.insert is in flight: the job may exist although Run failed.
+	q := c.query(sql)
+	q.JobID = "ripple_" + rand.Text()
+	stop := context.AfterFunc(qctx, func() { c.cancelJob(q.JobID) })
+	defer stop()
+	job, err := q.Run(qctx)
 	if err != nil {
 		return nil, c.orCanceled(qctx, wrapErr(err, sql), sql)
 	}
-	stop := context.AfterFunc(qctx, func() {
-		cctx, done := context.WithTimeout(context.Background(), 10*time.Second)
-		defer done()
-		_ = job.Cancel(cctx)
-	})
-	defer stop()
 	it, err := job.Read(qctx)
 	if err != nil {
 		return nil, c.orCanceled(qctx, wrapErr(err, sql), sql)
 	}
 	var cols []warehouse.Column
 	var kinds []warehouse.Kind
-	var scales []int
 	first := true
 	res, err := warehouse.Collect(nil, opts, func() ([]any, bool, error) {
 		var row []bq.Value
@@ -275,7 +285,6 @@ func (c *Conn) Query(ctx context.Context, sql string, opts warehouse.QueryOption
 				}
 				cols = append(cols, warehouse.Column{Name: f.Name, Type: typ})
 				kinds = append(kinds, c.d.KindOf(typ))
-				scales = append(scales, int(f.Scale))
 			}
 		}
 		if errors.Is(err, iterator.Done) {
@@ -286,7 +295,7 @@ func (c *Conn) Query(ctx context.Context, sql string, opts warehouse.QueryOption
 		}
 		out := make([]any, len(row))
 		for i, v := range row {
-			out[i] = warehouse.Normalize(fromClient(v, scales[i]), kinds[i])
+			out[i] = warehouse.Normalize(fromClient(v), kinds[i])
 		}
 		return out, true, nil
 	})
@@ -299,31 +308,38 @@ func (c *Conn) Query(ctx context.Context, sql string, opts warehouse.QueryOption
 	return res, nil
 }
 
-// fromClient converts the client's values into ones Normalize knows:
-// NUMERIC's *big.Rat keeps the column's scale, civil dates print as ISO.
-func fromClient(v bq.Value, scale int) any {
+// fromClient converts the client's values into ones Normalize knows.
+// NUMERIC and BIGNUMERIC arrive as *big.Rat from BigQuery's canonical text
+// (a query result's schema has no NUMERIC(P,S) parameters, so 12.50 is
+// sent as 12.5): 38 digits keep BIGNUMERIC exact, and the trailing zeros
+// go again. Civil dates and times become time.Time for Normalize to print.
+func fromClient(v bq.Value) any {
 	switch x := v.(type) {
 	case *big.Rat:
-		if scale <= 0 {
-			scale = 9
-			s := strings.TrimRight(x.FloatString(scale), "0")
-			return exact(strings.TrimSuffix(s, "."))
-		}
-		return exact(x.FloatString(scale))
+		return exact(strings.TrimRight(strings.TrimRight(x.FloatString(38), "0"), "."))
 	case civil.Date:
-		return x.String()
+		return x.In(time.UTC)
 	case civil.DateTime:
-		return x.String()
+		return x.In(time.UTC)
 	case civil.Time:
-		return x.String()
+		return time.Date(0, 1, 1, x.Hour, x.Minute, x.Second, x.Nanosecond, time.UTC)
 	case []bq.Value:
 		out := make([]any, len(x))
 		for i, e := range x {
-			out[i] = fromClient(e, 0)
+			out[i] = fromClient(e)
 		}
 		return out
 	}
 	return v
+}
+
+// cancelJob asks BigQuery to stop job id (jobs.get, then jobs.cancel).
+func (c *Conn) cancelJob(id string) {
+	ctx, done := context.WithTimeout(context.Background(), 10*time.Second)
+	defer done()
+	if job, err := c.client.JobFromIDLocation(ctx, id, c.client.Location); err == nil {
+		_ = job.Cancel(ctx)
+	}
 }
 
 func (c *Conn) orCanceled(ctx context.Context, err error, sql string) error {

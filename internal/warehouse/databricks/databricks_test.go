@@ -40,10 +40,6 @@ func TestSuiteAgainstFake(t *testing.T) {
 					SlowQuery: "SELECT SUM(a.range * b.range) FROM range(10000000) a, range(10000000) b",
 					Setup:     e.Setup,
 					Killed:    e.Killed,
-					Skip: map[string]string{
-						"Expressions":      "the fake's DuckDB has no PERCENTILE(x, p); Databricks' spelling is pinned by goldens and runs in TestLive",
-						"DialectRoundTrip": "the fake's DuckDB does not read Databricks' backslash-escaped string literals; pinned by goldens, runs in TestLive",
-					},
 					Open: func(t *testing.T) warehouse.Conn {
 						c, err := databricks.Connect(context.Background(), target(f, extra), warehouse.Settings{ReadOnly: true})
 						if err != nil {

@@ -49,9 +49,6 @@ func TestSuiteAgainstFake(t *testing.T) {
 			// Snowflake answers a missing table and a missing grant with one
 			// code (002003), which the priority rule makes permission_denied.
 			MissingTableClass: warehouse.ClassPermissionDenied,
-			Skip: map[string]string{
-				"DialectRoundTrip": "the fake's DuckDB does not read Snowflake's backslash-escaped string literals; pinned by goldens, runs in TestLive",
-			},
 			Open: func(t *testing.T) warehouse.Conn {
 				c, err := snowflake.Connect(context.Background(), target(f, nil), warehouse.Settings{ReadOnly: true})
 				if err != nil {

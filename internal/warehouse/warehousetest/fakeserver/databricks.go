@@ -20,6 +20,7 @@ import (
 // POST .../{id}/cancel to kill, plus the OAuth M2M token endpoint.
 type Databricks struct {
 	*httptest.Server
+	RequestCounter
 	Engine *Engine
 	// Token is the accepted personal access token; ClientID/ClientSecret
 	// the accepted OAuth client (it gets Token as its access token).
@@ -33,6 +34,11 @@ type Databricks struct {
 	Bodies []map[string]any
 	next   atomic.Int64
 }
+
+// databricksSpelling: backticks, backslash escapes, and PERCENTILE(x, p),
+// Databricks' exact percentile with linear interpolation, which is DuckDB's
+// quantile_cont.
+var databricksSpelling = Spelling{Backticks: true, BackslashEscapes: true, Functions: map[string]string{"PERCENTILE": "quantile_cont"}}
 
 type dbxStatement struct {
 	done     chan struct{}
@@ -51,7 +57,7 @@ func NewDatabricks(e *Engine) *Databricks {
 	mux.HandleFunc("GET /api/2.0/sql/statements/{id}", f.auth(f.get))
 	mux.HandleFunc("GET /api/2.0/sql/statements/{id}/result/chunks/{n}", f.auth(f.chunk))
 	mux.HandleFunc("POST /api/2.0/sql/statements/{id}/cancel", f.auth(f.cancel))
-	f.Server = httptest.NewServer(mux)
+	f.Server = httptest.NewServer(f.count(mux))
 	return f
 }
 
@@ -95,7 +101,7 @@ func (f *Databricks) submit(w http.ResponseWriter, r *http.Request) {
 	f.mu.Unlock()
 	go func() {
 		defer close(st.done)
-		st.res, st.err = f.Engine.Query(context.Background(), id, Backticks(sqlText))
+		st.res, st.err = f.Engine.Query(context.Background(), id, databricksSpelling.ToDuckDB(sqlText))
 	}()
 	select {
 	case <-st.done:

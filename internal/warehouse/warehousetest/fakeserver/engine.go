@@ -9,8 +9,10 @@ package fakeserver
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
+	"net/http"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -26,19 +28,20 @@ import (
 // queries by id so a cancel request can kill them, and counts the kills.
 type Engine struct {
 	path string
-	db   *sql.DB
+	// Catalog is the database's name (the fake's project, catalog or database).
+	Catalog string
+	db      *sql.DB
 
 	mu      sync.Mutex
 	running map[string]context.CancelFunc
 	killed  atomic.Int64
-	seen    []string
 }
 
 // NewEngine creates an empty database whose catalog is named catalog (the
 // fake's project, catalog or database); Setup writes to it, then the fake
 // serves it read-only.
 func NewEngine(t testing.TB, catalog string) *Engine {
-	e := &Engine{path: filepath.Join(t.TempDir(), catalog+".duckdb"), running: map[string]context.CancelFunc{}}
+	e := &Engine{path: filepath.Join(t.TempDir(), catalog+".duckdb"), Catalog: catalog, running: map[string]context.CancelFunc{}}
 	if err := e.Setup(context.Background()); err != nil {
 		t.Fatalf("fake engine: %v", err)
 	}
@@ -80,14 +83,19 @@ func (e *Engine) open() (*sql.DB, error) {
 	return db, nil
 }
 
-// Close releases the database.
+// Close stops every running query and releases the database.
 func (e *Engine) Close() error {
 	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.db == nil {
+	db := e.db
+	for _, cancel := range e.running {
+		cancel()
+	}
+	e.mu.Unlock()
+	// Not under mu: a stopping query takes it to unregister itself.
+	if db == nil {
 		return nil
 	}
-	return e.db.Close()
+	return db.Close()
 }
 
 // Column is a result column with DuckDB's type name.
@@ -101,22 +109,28 @@ type Result struct {
 
 // Query runs one statement under id (for Kill), in full.
 func (e *Engine) Query(ctx context.Context, id, query string) (*Result, error) {
-	db, err := e.open()
-	if err != nil {
-		return nil, err
-	}
+	return e.QueryIn(ctx, id, "", query)
+}
+
+// QueryIn is Query with unqualified names resolved in schema (BigQuery's
+// default dataset) when it is not empty.
+func (e *Engine) QueryIn(ctx context.Context, id, schema, query string) (*Result, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	e.mu.Lock()
 	e.running[id] = cancel
-	e.seen = append(e.seen, query)
 	e.mu.Unlock()
 	defer func() {
 		e.mu.Lock()
 		delete(e.running, id)
 		e.mu.Unlock()
 	}()
-	rows, err := db.QueryContext(ctx, qualifiedInfoSchema.ReplaceAllString(query, "$1"))
+	conn, release, err := e.Conn(ctx, schema)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	rows, err := conn.QueryContext(ctx, qualifiedInfoSchema.ReplaceAllString(query, "$1"))
 	if err != nil {
 		return nil, err
 	}
@@ -143,6 +157,43 @@ func (e *Engine) Query(ctx context.Context, id, query string) (*Result, error) {
 	return res, rows.Err()
 }
 
+// Conn is one connection to the read-only database whose unqualified
+// names resolve in schema (the default when empty); release returns it,
+// or discards it when it was switched to another schema, so the pool
+// never hands out a connection with someone else's default.
+func (e *Engine) Conn(ctx context.Context, schema string) (conn *sql.Conn, release func(), err error) {
+	db, err := e.open()
+	if err != nil {
+		return nil, nil, err
+	}
+	if conn, err = db.Conn(ctx); err != nil {
+		return nil, nil, err
+	}
+	if schema == "" {
+		return conn, func() { conn.Close() }, nil
+	}
+	release = func() {
+		_ = conn.Raw(func(any) error { return driver.ErrBadConn })
+		conn.Close()
+	}
+	if _, err := conn.ExecContext(ctx, "USE "+quoteIdent(e.Catalog)+"."+quoteIdent(schema)); err != nil {
+		release()
+		return nil, nil, err
+	}
+	return conn, release, nil
+}
+
+// queryRow scans one row of a statement run on the read-only database.
+func (e *Engine) queryRow(ctx context.Context, query string, args []any, dest ...any) error {
+	db, err := e.open()
+	if err != nil {
+		return err
+	}
+	return db.QueryRowContext(ctx, query, args...).Scan(dest...)
+}
+
+func quoteIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
+
 // Kill cancels a running query, as the service's cancel endpoint does; it
 // reports whether a query with that id was running.
 func (e *Engine) Kill(id string) bool {
@@ -159,19 +210,20 @@ func (e *Engine) Kill(id string) bool {
 // Killed counts queries stopped by a cancel request.
 func (e *Engine) Killed() int { return int(e.killed.Load()) }
 
-// Running counts queries still executing.
-func (e *Engine) Running() int {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return len(e.running)
+// RequestCounter counts the HTTP requests a fake receives, so a test can
+// prove a statement never reached the server.
+type RequestCounter struct{ n atomic.Int64 }
+
+// count wraps a fake's handler.
+func (c *RequestCounter) count(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c.n.Add(1)
+		h.ServeHTTP(w, r)
+	})
 }
 
-// Seen returns the statements received so far.
-func (e *Engine) Seen() []string {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return append([]string(nil), e.seen...)
-}
+// Requests is the number of HTTP requests received so far.
+func (c *RequestCounter) Requests() int { return int(c.n.Load()) }
 
 // Kind is the vendor-neutral cause of a DuckDB error, which each fake maps
 // to its service's own error code.
@@ -207,50 +259,4 @@ func KindOf(err error) Kind {
 		return Syntax
 	}
 	return Other
-}
-
-// Backticks rewrites `quoted` identifiers (BigQuery, Databricks) as DuckDB's
-// "quoted" ones, leaving string literals alone; a doubled or escaped
-// backtick inside stays a backtick.
-func Backticks(sql string) string {
-	var b strings.Builder
-	inStr, inTick := false, false
-	for i := 0; i < len(sql); i++ {
-		c := sql[i]
-		switch {
-		case inStr:
-			b.WriteByte(c)
-			if c == '\\' && i+1 < len(sql) {
-				i++
-				b.WriteByte(sql[i])
-			} else if c == '\'' {
-				inStr = false
-			}
-		case inTick:
-			switch {
-			case c == '`' && i+1 < len(sql) && sql[i+1] == '`':
-				b.WriteByte('`')
-				i++
-			case c == '\\' && i+1 < len(sql):
-				i++
-				b.WriteByte(sql[i])
-			case c == '`':
-				b.WriteByte('"')
-				inTick = false
-			case c == '"':
-				b.WriteString(`""`)
-			default:
-				b.WriteByte(c)
-			}
-		case c == '\'':
-			inStr = true
-			b.WriteByte(c)
-		case c == '`':
-			inTick = true
-			b.WriteByte('"')
-		default:
-			b.WriteByte(c)
-		}
-	}
-	return b.String()
 }

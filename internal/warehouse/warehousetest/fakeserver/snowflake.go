@@ -20,6 +20,7 @@ import (
 // abort-request that kills the query by request id, and session delete.
 type Snowflake struct {
 	*httptest.Server
+	RequestCounter
 	Engine   *Engine
 	Password string
 
@@ -31,6 +32,9 @@ type Snowflake struct {
 	Params []map[string]any
 	next   atomic.Int64
 }
+
+// snowflakeSpelling: Snowflake's string literals take backslash escapes.
+var snowflakeSpelling = Spelling{BackslashEscapes: true}
 
 type sfQuery struct {
 	done chan struct{}
@@ -49,7 +53,7 @@ func NewSnowflake(e *Engine, password string) *Snowflake {
 	mux.HandleFunc("POST /session", func(w http.ResponseWriter, r *http.Request) { writeJSON(w, map[string]any{"success": true}) })
 	mux.HandleFunc("POST /session/heartbeat", func(w http.ResponseWriter, r *http.Request) { writeJSON(w, map[string]any{"success": true}) })
 	mux.HandleFunc("POST /telemetry/send", func(w http.ResponseWriter, r *http.Request) { writeJSON(w, map[string]any{"success": true}) })
-	f.Server = httptest.NewServer(mux)
+	f.Server = httptest.NewServer(f.count(mux))
 	return f
 }
 
@@ -93,7 +97,7 @@ func (f *Snowflake) query(w http.ResponseWriter, r *http.Request) {
 	go func() {
 		defer close(q.done)
 		// The engine knows the query by request id: abort-request names it so.
-		q.res, q.err = f.Engine.Query(context.Background(), requestID, body.SQLText)
+		q.res, q.err = f.Engine.Query(context.Background(), requestID, snowflakeSpelling.ToDuckDB(body.SQLText))
 	}()
 	f.answer(w, qid, q)
 }

@@ -22,6 +22,7 @@ import (
 // and DELETE /v1/query/{id} kills the query.
 type Trino struct {
 	*httptest.Server
+	RequestCounter
 	Engine *Engine
 	// PageRows is the page size (default 1000), so paging is exercised.
 	PageRows int
@@ -48,7 +49,7 @@ func NewTrino(e *Engine) *Trino {
 	mux.HandleFunc("GET /v1/statement/executing/{id}/{page}", f.poll)
 	mux.HandleFunc("DELETE /v1/query/{id}", f.kill)
 	mux.HandleFunc("DELETE /v1/statement/executing/{id}/{page}", f.kill)
-	f.Server = httptest.NewServer(mux)
+	f.Server = httptest.NewServer(f.count(mux))
 	return f
 }
 
