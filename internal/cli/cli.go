@@ -17,8 +17,10 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+	"golang.org/x/term"
 
 	"github.com/ripple-data/ripple/internal/checks"
+	"github.com/ripple-data/ripple/internal/cli/render"
 	"github.com/ripple-data/ripple/internal/dbt"
 	"github.com/ripple-data/ripple/internal/ops"
 	"github.com/ripple-data/ripple/internal/warehouse"
@@ -34,6 +36,8 @@ type IOStreams struct {
 	ErrOut io.Writer
 	// ErrTTY is true when stderr is a terminal (progress may be drawn there).
 	ErrTTY bool
+	// Width is stdout's terminal width, 0 when it is not a terminal.
+	Width int
 }
 
 // System returns the real process streams.
@@ -42,7 +46,11 @@ func System() IOStreams {
 	if st, err := os.Stderr.Stat(); err == nil {
 		tty = st.Mode()&os.ModeCharDevice != 0
 	}
-	return IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr, ErrTTY: tty}
+	width := 0
+	if w, _, err := term.GetSize(int(os.Stdout.Fd())); err == nil {
+		width = w
+	}
+	return IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr, ErrTTY: tty, Width: width}
 }
 
 // Globals are the flags shared by every command.
@@ -287,7 +295,7 @@ func opCommand(g *Globals, ios IOStreams, op *ops.Op) *cobra.Command {
 		if g.JSON {
 			return writeJSON(ios.Out, out)
 		}
-		return op.RenderText(ios.Out, out)
+		return render.Text(ios.Out, op.Name, out, ios.renderOptions())
 	}
 	return cmd
 }
@@ -301,6 +309,11 @@ func ttyProgress(w io.Writer) ops.ProgressFunc {
 		}
 		fmt.Fprintf(w, "\r\033[K%s", message)
 	}
+}
+
+// renderOptions sizes human text to the terminal.
+func (ios IOStreams) renderOptions() render.Options {
+	return render.Options{Width: ios.Width}
 }
 
 func writeJSON(w io.Writer, v any) error {

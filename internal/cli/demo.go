@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ripple-data/ripple/internal/cli/render"
 	"github.com/ripple-data/ripple/internal/dbt"
 	"github.com/ripple-data/ripple/internal/demo"
 	"github.com/ripple-data/ripple/internal/ops"
@@ -65,7 +66,7 @@ func runDemo(ctx context.Context, g *Globals, ios IOStreams, reg *ops.Registry, 
 	if g.JSON {
 		return writeJSON(ios.Out, out)
 	}
-	if err := op.RenderText(ios.Out, out); err != nil {
+	if err := render.Text(ios.Out, op.Name, out, ios.renderOptions()); err != nil {
 		return err
 	}
 	rel := built.Dir

@@ -191,30 +191,30 @@ func testRegistry(probe *slowProbe) *ops.Registry {
 	ops.Add(r, ops.Spec{Name: "echo_flag", Title: "Echo", Description: "Echo a flag."},
 		func(_ context.Context, _ *ops.Session, in *flagIn) (*flagOut, error) {
 			return &flagOut{Flag: in.Flag}, nil
-		}, nil)
+		})
 	ops.Add(r, ops.Spec{Name: "boom", Title: "Boom", Description: "Panics."},
-		func(_ context.Context, _ *ops.Session, _ *emptyIn) (*okOut, error) { panic("kaboom") }, nil)
+		func(_ context.Context, _ *ops.Session, _ *emptyIn) (*okOut, error) { panic("kaboom") })
 	ops.Add(r, ops.Spec{Name: "warehouse_thing", Title: "WH", Description: "Queries the warehouse.", Warehouse: true},
-		func(_ context.Context, _ *ops.Session, _ *emptyIn) (*okOut, error) { return &okOut{OK: true}, nil }, nil)
+		func(_ context.Context, _ *ops.Session, _ *emptyIn) (*okOut, error) { return &okOut{OK: true}, nil })
 	ops.Add(r, ops.Spec{Name: "write_thing", Title: "Write", Description: "Writes checks.", WritesState: true},
-		func(_ context.Context, _ *ops.Session, _ *emptyIn) (*okOut, error) { return &okOut{OK: true}, nil }, nil)
+		func(_ context.Context, _ *ops.Session, _ *emptyIn) (*okOut, error) { return &okOut{OK: true}, nil })
 	ops.Add(r, ops.Spec{Name: "diff_thing", Title: "Diff", Description: "Compares environments.", DiffTool: true},
-		func(_ context.Context, _ *ops.Session, _ *emptyIn) (*okOut, error) { return &okOut{OK: true}, nil }, nil)
+		func(_ context.Context, _ *ops.Session, _ *emptyIn) (*okOut, error) { return &okOut{OK: true}, nil })
 	ops.Add(r, ops.Spec{Name: "missing_table", Title: "Missing", Description: "Fails with a classified warehouse error."},
 		func(_ context.Context, _ *ops.Session, _ *emptyIn) (*okOut, error) {
 			return nil, warehouse.NewError(errors.New(`Catalog Error: Table with name foo does not exist!`), "select 1")
-		}, nil)
+		})
 	ops.Add(r, ops.Spec{Name: "plain_failure", Title: "Fail", Description: "Fails with an unclassified error."},
 		func(_ context.Context, _ *ops.Session, _ *emptyIn) (*okOut, error) {
 			return nil, errors.New("connection refused")
-		}, nil)
+		})
 	ops.Add(r, ops.Spec{Name: "needs_project", Title: "Project", Description: "Loads the project."},
 		func(ctx context.Context, s *ops.Session, _ *emptyIn) (*okOut, error) {
 			if _, err := s.Project(ctx); err != nil {
 				return nil, err
 			}
 			return &okOut{OK: true}, nil
-		}, nil)
+		})
 	ops.Add(r, ops.Spec{Name: "slow", Title: "Slow", Description: "Reports progress and waits to be cancelled."},
 		func(ctx context.Context, _ *ops.Session, _ *emptyIn) (*okOut, error) {
 			ops.ReportProgress(ctx, 1, 2, "half way")
@@ -226,7 +226,7 @@ func testRegistry(probe *slowProbe) *ops.Registry {
 			}
 			ops.ReportProgress(ctx, 2, 2, "done")
 			return &okOut{OK: true}, nil
-		}, nil)
+		})
 	return r
 }
 

@@ -77,7 +77,7 @@ func (s *Server) mcpOnlyOps() *ops.Registry {
 			"Call it first when other tools fail.",
 	}, func(ctx context.Context, _ *ops.Session, _ *ServerInfoInput) (*ServerInfo, error) {
 		return s.info(ctx), nil
-	}, nil)
+	})
 	ops.Add(r, ops.Spec{
 		Name:  "set_backend",
 		Title: "Set backend",
@@ -85,7 +85,7 @@ func (s *Server) mcpOnlyOps() *ops.Registry {
 			"changes nothing. No cloud.",
 	}, func(ctx context.Context, _ *ops.Session, in *SetBackendInput) (*SetBackendResult, error) {
 		return s.setBackend(ctx, in)
-	}, nil)
+	})
 	return r
 }
 

@@ -381,7 +381,7 @@ func TestSingleEnvironment(t *testing.T) {
 	copyFile(t, filepath.Join(fixtureDir(t), "current", dbt.ManifestFile), filepath.Join(dir, "target", dbt.ManifestFile))
 	reg := ops.Default()
 	ops.Add(reg, ops.Spec{Name: "zz_diff", Title: "Diff", Description: "Compares environments.", DiffTool: true},
-		func(_ context.Context, _ *ops.Session, _ *emptyIn) (*okOut, error) { return &okOut{OK: true}, nil }, nil)
+		func(_ context.Context, _ *ops.Session, _ *emptyIn) (*okOut, error) { return &okOut{OK: true}, nil })
 	h := newHarness(t, reg, dbt.Paths{ProjectDir: dir}, ModeServer)
 	cs := h.connect(t, "2025-11-25", nil)
 	ins := cs.InitializeResult().Instructions

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"reflect"
@@ -332,7 +331,7 @@ func addCheckOps(r *Registry) {
 			}
 			res := st.List(modTime)
 			return &res, nil
-		}, false), renderChecks)
+		}, false))
 	Add(r, Spec{Name: "create_check", Title: "Create check", WritesState: true, Warehouse: true,
 		Description: "Save a check (type: an operation; params: its arguments) and run it; success approves it (run=false: only save). " +
 			"Idempotent on type+params (created=false, renamed)."},
@@ -354,7 +353,7 @@ func addCheckOps(r *Registry) {
 				res.RunID, res.RunExecuted, res.RunError = run.ID, run.Status == checks.StatusFinished, run.Error
 			}
 			return res, nil
-		}, true), nil)
+		}, true))
 	Add(r, Spec{Name: "run_check", Title: "Run check", WritesState: true, Warehouse: true,
 		Description: "Re-run a saved check; returns the run (status Finished, Failed or Cancelled). Finished approves the check."},
 		withStore(func(ctx context.Context, s *Session, st *checks.Store, in *RunCheckInput) (*checks.Run, error) {
@@ -364,7 +363,7 @@ func addCheckOps(r *Registry) {
 			}
 			run, err := runAndApprove(ctx, st, in.CheckID, by)
 			return &run, err
-		}, true), nil)
+		}, true))
 	Add(r, Spec{Name: "approve_check", Title: "Approve check", WritesState: true,
 		Description: "Approve (or, with approved=false, unapprove) a check after reviewing its result."},
 		withStore(func(ctx context.Context, s *Session, st *checks.Store, in *ApproveInput) (*CheckResult, error) {
@@ -376,7 +375,7 @@ func addCheckOps(r *Registry) {
 				c, err = st.Approve(ctx, in.CheckID)
 			}
 			return &CheckResult{Check: c}, err
-		}, true), nil)
+		}, true))
 	Add(r, Spec{Name: "delete_check", Title: "Delete check", WritesState: true,
 		Description: "Delete a saved check (its runs stay in the state file)."},
 		withStore(func(ctx context.Context, s *Session, st *checks.Store, in *CheckIDInput) (*DeleteResult, error) {
@@ -384,7 +383,7 @@ func addCheckOps(r *Registry) {
 				return nil, err
 			}
 			return &DeleteResult{CheckID: in.CheckID, Deleted: true}, nil
-		}, true), nil)
+		}, true))
 	Add(r, Spec{Name: "reorder_check", Title: "Reorder check", WritesState: true,
 		Description: "Move a check to a new 0-based position in the list shown to reviewers."},
 		withStore(func(ctx context.Context, s *Session, st *checks.Store, in *ReorderInput) (*CheckResult, error) {
@@ -393,24 +392,5 @@ func addCheckOps(r *Registry) {
 			}
 			c, err := st.Get(in.CheckID)
 			return &CheckResult{Check: c}, err
-		}, true), nil)
-}
-
-func renderChecks(w io.Writer, out *checks.ListResult) error {
-	fmt.Fprintf(w, "%d checks, %d approved, %d outdated\n", out.Total, out.Approved, out.Outdated)
-	for _, c := range out.Checks {
-		mark := " "
-		if c.IsChecked {
-			mark = "✓"
-		}
-		status := string(c.LastRunStatus)
-		if status == "" {
-			status = "never run"
-		}
-		if c.IsOutdated {
-			status += ", outdated"
-		}
-		fmt.Fprintf(w, "%s %s  %-16s %s (%s)\n", mark, c.ID, c.Type, c.Name, status)
-	}
-	return nil
+		}, true))
 }

@@ -304,14 +304,6 @@ func TestRunCheckReturnsTheRun(t *testing.T) {
 		if checkInfo(t, listChecks(t, e.session), broken.CheckID).IsChecked {
 			t.Error("a failed run approved its check")
 		}
-		var b strings.Builder
-		op, _ := Default().Get("list_checks")
-		if err := op.RenderText(&b, listChecks(t, e.session)); err != nil {
-			t.Fatal(err)
-		}
-		if !strings.HasPrefix(b.String(), "3 checks, 2 approved, 0 outdated\n") || !strings.Contains(b.String(), "✓ "+rc.CheckID+"  row_count_diff   Customers rows (Finished)\n") {
-			t.Errorf("list_checks text:\n%s", b.String())
-		}
 	})
 }
 
@@ -668,12 +660,6 @@ func TestSummaryOperation(t *testing.T) {
 		}
 		if strings.HasSuffix(t.Name(), "/duckdb") {
 			goldenFile(t, "summary_triage.md", normaliseTimestamps(md))
-		}
-		// The text form is the Markdown itself.
-		var b strings.Builder
-		op, _ := Default().Get("summary")
-		if err := op.RenderText(&b, &SummaryResult{Markdown: md}); err != nil || b.String() != md {
-			t.Errorf("summary text output differs from the markdown (%v)", err)
 		}
 	})
 }

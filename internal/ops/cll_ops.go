@@ -219,20 +219,20 @@ func addCLLOps(r *Registry) {
 	Add(r, Spec{Name: "get_cll", Memoize: true, Title: "Column-level lineage", Positional: "node_id",
 		Description: "Column-level lineage of a node or one column (default: every changed node), up and downstream: nodes, columns " +
 			"(transformation_type, depends_on), parent_map, child_map. An opaque model's lineage is unknown, not empty."},
-		getCLL, nil)
+		getCLL)
 	Add(r, Spec{Name: "analyze_model", Memoize: true, Title: "Analyze model SQL", Positional: "model_id",
 		Description: "Structure of a model's compiled SQL (refs, projections, filters, joins, aggregations, case_expressions, flags) and its direct downstream."},
-		analyzeModel, nil)
+		analyzeModel)
 	Add(r, Spec{Name: "column_impact", Memoize: true, Title: "Column impact",
 		Description: "Where changed columns reach downstream: impacted columns (reason value/row_set/opaque, with the evidence chain), impacted models, and models that " +
 			"read the changed model but none of the changed columns (not_reached, with the columns they do read). Opaque models are always reached."},
-		columnImpact, nil)
+		columnImpact)
 	Add(r, Spec{Name: "sql_lineage", Title: "SQL lineage", CustomCLI: true,
 		Description: "Column lineage of one SQL query against given upstream schemas, without a dbt project: per output column its deps (table.column) and kind, " +
 			"and the row-shaping deps. The CLI form reads files: ripple sql-lineage --dialect D --schema S.json --sql Q.sql --json."},
 		func(ctx context.Context, s *Session, in *SQLLineageInput) (*SQLLineageResult, error) {
 			return SQLLineage(*in)
-		}, nil)
+		})
 }
 
 func columnImpact(ctx context.Context, s *Session, in *ColumnImpactInput) (*ColumnImpactResult, error) {

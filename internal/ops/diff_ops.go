@@ -2,9 +2,6 @@ package ops
 
 import (
 	"context"
-	"fmt"
-	"io"
-	"sort"
 
 	"github.com/ripple-data/ripple/internal/dialect"
 	"github.com/ripple-data/ripple/internal/diff"
@@ -41,7 +38,7 @@ func diffEnv(ctx context.Context, s *Session, warehouse bool) (diff.Env, error) 
 }
 
 // addDiff registers a warehouse diff operation with the shared plumbing.
-func addDiff[In, Out any](r *Registry, spec Spec, run func(context.Context, diff.Env, In) (*Out, error), text func(io.Writer, *Out) error) {
+func addDiff[In, Out any](r *Registry, spec Spec, run func(context.Context, diff.Env, In) (*Out, error)) {
 	spec.Warehouse, spec.DiffTool = true, true
 	Add(r, spec, func(ctx context.Context, s *Session, in *In) (*Out, error) {
 		env, err := diffEnv(ctx, s, true)
@@ -49,7 +46,7 @@ func addDiff[In, Out any](r *Registry, spec Spec, run func(context.Context, diff
 			return nil, err
 		}
 		return run(ctx, env, *in)
-	}, text)
+	})
 }
 
 func addDiffOps(r *Registry) {
@@ -57,7 +54,7 @@ func addDiffOps(r *Registry) {
 		Description: "Row counts in base and current: {<model>: {base, curr, base_meta, curr_meta}, run_id}. A null count's *_meta.status says why: " +
 			"not_in_manifest, unsupported_resource_type, unsupported_materialization, permission_denied or table_not_found (stale " +
 			"artifacts or a misconfigured environment: report it, it is not 0 rows)."},
-		diff.RowCountDiff, renderRowCounts)
+		diff.RowCountDiff)
 	Add(r, Spec{Name: "schema_diff", Memoize: true, Title: "Schema diff", DiffTool: true,
 		Description: "Added, removed and type-changed columns from both catalogs, as a DataFrame with schema_coverage: no rows means no change " +
 			"only when it is complete (partial: unchecked_nodes lack column metadata, not evidence of removal)."},
@@ -67,63 +64,30 @@ func addDiffOps(r *Registry) {
 				return nil, err
 			}
 			return diff.SchemaDiff(ctx, env, *in)
-		}, nil)
+		})
 	addDiff(r, Spec{Name: "query", RunBacked: true, Title: "Query", Positional: "sql_template",
 		Description: "Run a read-only SELECT in current (base=true: in base); {{ ref() }} and {{ source() }} resolve per environment. " +
 			"A DataFrame capped at 2,000 rows."},
-		diff.Query, nil)
+		diff.Query)
 	addDiff(r, Spec{Name: "query_diff", RunBacked: true, Title: "Query diff",
 		Description: "Run sql_template in both environments (base_sql_template in base): base and current DataFrames, or with primary_keys " +
 			"only the differing rows (diff, in_a/in_b) and a summary."},
-		diff.QueryDiff, nil)
+		diff.QueryDiff)
 	addDiff(r, Spec{Name: "value_diff", RunBacked: true, Title: "Value diff",
 		Description: "Compare a model's rows by primary key (verified unique) in one warehouse pass: summary and per-column matched, matched_p."},
-		diff.ValueDiff, nil)
+		diff.ValueDiff)
 	addDiff(r, Spec{Name: "profile_diff", RunBacked: true, Title: "Profile diff",
 		Description: "Profile a model's columns in both environments: row_count, not_null_proportion, distinct_proportion, " +
 			"distinct_count, is_unique, min, max, avg, median."},
-		diff.ProfileDiff, nil)
+		diff.ProfileDiff)
 	addDiff(r, Spec{Name: "top_k_diff", Title: "Top-k diff",
 		Description: "The k (default 10) most frequent values of a column over both environments, with each side's counts, valids and total."},
-		diff.TopKDiff, nil)
+		diff.TopKDiff)
 	addDiff(r, Spec{Name: "histogram_diff", Title: "Histogram diff",
 		Description: "Histograms of a numeric or date column in both environments on shared bins (num_bins, default 50; dates by year, month or day)."},
-		diff.HistogramDiff, nil)
+		diff.HistogramDiff)
 	addDiff(r, Spec{Name: "value_diff_detail", Title: "Value diff detail",
 		Description: "The rows that differ by primary key, with in_a (in base) and in_b (in current); a changed row appears twice. " +
 			"Capped (limit, default 1,000)."},
-		diff.ValueDiffDetail, nil)
-}
-
-func renderRowCounts(w io.Writer, out *diff.RowCountDiffResult) error {
-	if out.Warning != "" {
-		fmt.Fprintf(w, "warning: %s\n", out.Warning)
-	}
-	names := make([]string, 0, len(out.Models))
-	for n := range out.Models {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	fmt.Fprintf(w, "%-40s %12s %12s  %s\n", "model", "base", "current", "delta")
-	for _, n := range names {
-		rc := out.Models[n]
-		side := func(v *int64, m diff.RowCountMeta) string {
-			if v == nil {
-				return "N/A (" + m.Status + ")"
-			}
-			return fmt.Sprint(*v)
-		}
-		delta := ""
-		if rc.Base != nil && rc.Current != nil {
-			delta = fmt.Sprintf("%+d", *rc.Current-*rc.Base)
-		}
-		fmt.Fprintf(w, "%-40s %12s %12s  %s\n", n, side(rc.Base, rc.BaseMeta), side(rc.Current, rc.CurrentMeta), delta)
-		for _, m := range []diff.RowCountMeta{rc.BaseMeta, rc.CurrentMeta} {
-			if m.Status != diff.StatusOK && m.Message != "" {
-				fmt.Fprintf(w, "  %s: %s\n", m.Status, m.Message)
-				break
-			}
-		}
-	}
-	return nil
+		diff.ValueDiffDetail)
 }

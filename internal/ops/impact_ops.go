@@ -2,8 +2,6 @@ package ops
 
 import (
 	"context"
-	"fmt"
-	"io"
 	"strings"
 
 	"github.com/ripple-data/ripple/internal/dbt"
@@ -30,7 +28,7 @@ func addImpactOps(r *Registry) {
 				return nil, err
 			}
 			return impact.Analyze(ctx, deps, *in)
-		}, renderImpact)
+		})
 
 	Add(r, Spec{Name: "render_lineage_mermaid", Memoize: true, Title: "Lineage as Mermaid",
 		Description: "A deterministic Mermaid `graph LR` of the changed nodes and their downstream (or a selection): shapes per resource type, " +
@@ -47,9 +45,6 @@ func addImpactOps(r *Registry) {
 			}
 			notes := schemaNotes(ctx, s, ids)
 			return impact.Mermaid(cmp, ids, notes, in.MaxChars), nil
-		}, func(w io.Writer, out *impact.MermaidResult) error {
-			_, err := io.WriteString(w, out.Mermaid)
-			return err
 		})
 }
 
@@ -121,61 +116,4 @@ func schemaNotes(ctx context.Context, s *Session, ids []string) map[string]impac
 		}
 	}
 	return notes
-}
-
-func renderImpact(w io.Writer, out *impact.Result) error {
-	if out.Warning != "" {
-		fmt.Fprintf(w, "warning: %s\n", out.Warning)
-	}
-	fmt.Fprintf(w, "Impact analysis (%s): %d modified, %d downstream, %d not impacted; max affected rows in one model: %d\n\n",
-		out.ClassificationSource, out.ModifiedCount, out.DownstreamCount, len(out.ConfirmedNotImpactedModels), out.MaxAffectedRowCount)
-	fmt.Fprintf(w, "%-28s %-11s %-11s %-22s %-10s %-24s %s\n", "model", "change", "impact", "rows base→current", "affected", "key", "next action")
-	for _, m := range out.ConfirmedImpactedModels {
-		change := "downstream"
-		if m.ChangeStatus != nil {
-			change = *m.ChangeStatus
-		}
-		rows := "N/A"
-		if rc := m.RowCount; rc != nil {
-			rows = fmt.Sprintf("%s→%s", num(rc.Base, rc.BaseStatus), num(rc.Current, rc.CurrentStatus))
-			if rc.DeltaPct != nil {
-				rows += fmt.Sprintf(" (%+.1f%%)", *rc.DeltaPct)
-			}
-		}
-		affected := "-"
-		if m.AffectedRowCount != nil {
-			affected = fmt.Sprint(*m.AffectedRowCount)
-		}
-		key := "-"
-		if len(m.PrimaryKey) > 0 {
-			key = strings.Join(m.PrimaryKey, ",") + " (" + m.KeySource + ")"
-		}
-		next := ""
-		if m.NextAction != nil {
-			next = fmt.Sprintf("%s [%s] %s", m.NextAction.Tool, m.NextAction.Priority, m.NextAction.Reason)
-		} else if m.DataImpact == impact.Potential {
-			next = m.ValueDiffSkipped
-		}
-		fmt.Fprintf(w, "%-28s %-11s %-11s %-22s %-10s %-24s %s\n", m.Name, change, m.DataImpact, rows, affected, key, next)
-	}
-	if len(out.NotImpactedByColumnLineage) > 0 {
-		fmt.Fprintln(w, "\nNot impacted, by column lineage (they read none of the changed columns):")
-		for _, n := range out.NotImpactedByColumnLineage {
-			fmt.Fprintf(w, "  %-26s reads %s\n", n.Name, strings.Join(n.Reads, ", "))
-		}
-	}
-	for _, e := range out.Errors {
-		fmt.Fprintf(w, "error in %s %s: %s\n", e.Step, e.Model, e.Message)
-	}
-	return nil
-}
-
-func num(v *int64, status string) string {
-	if v == nil {
-		if status != "" {
-			return "N/A (" + status + ")"
-		}
-		return "N/A"
-	}
-	return fmt.Sprint(*v)
 }

@@ -76,7 +76,7 @@ func addModelOps(r *Registry) {
 				return nil, fmt.Errorf("Model '%s' not found in either environment. Use the full unique ID (e.g., 'model.project.model_name'): %w", in.ModelID, missing[1])
 			}
 			return res, nil
-		}, nil)
+		})
 }
 
 func modelSide(env *dbt.Env, n *dbt.Node) ModelSide {

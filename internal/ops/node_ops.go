@@ -89,11 +89,11 @@ func addNodeOps(r *Registry) {
 	Add(r, Spec{Name: "get_node", Memoize: true, Title: "Get node", Positional: "node_id",
 		Description: "One node with its columns: each output column's inputs (transformation identity / transformation / aggregation) and confidence, " +
 			"the row-shaping inputs (join / filter / group_by / sort / window), parents and children, and diagnostics (opaque SQL, unmatched relations)."},
-		getNode, nil)
+		getNode)
 	Add(r, Spec{Name: "lineage", Memoize: true, Title: "Lineage",
 		Description: "The connected part of the model graph (level=model) or column graph (level=column) around focus nodes or node.column, upstream " +
 			"and/or downstream with a depth limit, as nodes and edges and optionally Mermaid. Capped at 300 nodes with truncated=true."},
-		lineageOp, nil)
+		lineageOp)
 	Add(r, Spec{Name: "list_opaque", Memoize: true, Title: "List opaque models",
 		Description: "Every model whose column lineage is unknown, with the reason (unparseable SQL, Python model, star over unknown columns, table function, " +
 			"unresolved reference) and the relations it reads. Opaque models are always treated as impacted."},
@@ -116,7 +116,7 @@ func addNodeOps(r *Registry) {
 				res.Share = float64(res.Total) / float64(len(pl.Models))
 			}
 			return res, nil
-		}, nil)
+		})
 }
 
 func getNode(ctx context.Context, s *Session, in *GetNodeInput) (*GetNodeResult, error) {

@@ -9,7 +9,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"reflect"
 	"runtime/debug"
 	"slices"
@@ -67,7 +66,6 @@ type Op struct {
 	// requiredAliases maps a required parameter to its deprecated aliases.
 	requiredAliases map[string][]string
 	run             func(ctx context.Context, s *Session, in any) (any, error)
-	text            func(w io.Writer, out any) error
 }
 
 // Normalizer is implemented by inputs that accept deprecated parameter
@@ -142,8 +140,8 @@ func schemaOptions() *jsonschema.ForOptions {
 }
 
 // Add registers an operation. run receives a validated, decoded input.
-// text renders the result for humans; nil falls back to indented JSON.
-func Add[In, Out any](r *Registry, spec Spec, run func(ctx context.Context, s *Session, in *In) (*Out, error), text func(w io.Writer, out *Out) error) {
+// How a result reads for humans is the CLI's business (internal/cli/render).
+func Add[In, Out any](r *Registry, spec Spec, run func(ctx context.Context, s *Session, in *In) (*Out, error)) {
 	if _, dup := r.byName[spec.Name]; dup {
 		panic("ops: duplicate operation " + spec.Name) // programming error at start-up
 	}
@@ -198,9 +196,6 @@ func Add[In, Out any](r *Registry, spec Spec, run func(ctx context.Context, s *S
 	}
 	if op.resolvedOut, err = out.Resolve(nil); err != nil {
 		panic(fmt.Sprintf("ops: resolving output schema of %s: %v", spec.Name, err))
-	}
-	if text != nil {
-		op.text = func(w io.Writer, v any) error { return text(w, v.(*Out)) }
 	}
 	r.ops = append(r.ops, op)
 	r.byName[spec.Name] = op
@@ -479,14 +474,4 @@ func (o *Op) CallJSON(ctx context.Context, s *Session, raw json.RawMessage) (any
 		return nil, err
 	}
 	return o.Call(ctx, s, in)
-}
-
-// RenderText writes the human form of a result.
-func (o *Op) RenderText(w io.Writer, out any) error {
-	if o.text != nil {
-		return o.text(w, out)
-	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(out)
 }

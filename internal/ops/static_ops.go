@@ -2,7 +2,6 @@ package ops
 
 import (
 	"context"
-	"io"
 
 	"github.com/ripple-data/ripple/internal/dbt"
 	"github.com/ripple-data/ripple/internal/static"
@@ -44,54 +43,51 @@ func (s *Session) staticLineage(ctx context.Context) (*cllstatic.Lineage, error)
 }
 
 // addStatic registers an artifact-only operation over the static project.
-func addStatic[In, Out any](r *Registry, spec Spec, f func(context.Context, *static.Project, In) (*Out, error), text func(io.Writer, *Out) error) {
+func addStatic[In, Out any](r *Registry, spec Spec, f func(context.Context, *static.Project, In) (*Out, error)) {
 	Add(r, spec, func(ctx context.Context, s *Session, in *In) (*Out, error) {
 		p, err := s.StaticProject(ctx)
 		if err != nil {
 			return nil, err
 		}
 		return f(ctx, p, *in)
-	}, text)
+	})
 }
 
 func addStaticOps(r *Registry) {
 	addStatic(r, Spec{Name: "project_summary", Title: "Project summary",
 		Description: "What this dbt project is, from its artifacts alone: dbt version, adapter, artifact paths and ages, whether a catalog exists, " +
 			"counts per resource type (Python models included), column-lineage coverage and opaque models, and whether state/freshness configs are used."},
-		static.Summary, nil)
+		static.Summary)
 	addStatic(r, Spec{Name: "search", Title: "Search", Positional: "query",
 		Description: "Find models, sources and columns by name: every term must match, prefix matches first, bounded result count."},
-		static.Search, nil)
+		static.Search)
 	addStatic(r, Spec{Name: "erd", Title: "Entity-relationship diagram",
 		Description: "Keys and relationships with their basis and evidence: declared (constraints, unique_key), tested (unique + not_null, relationships, " +
 			"unique_combination_of_columns), joined (equi-join keys found in model SQL) and, only with infer=true, inferred from names. Cardinality only from " +
 			"trusted keys. format json (default), mermaid (erDiagram) or dot. " + SelectGrammar},
-		static.ERD, func(w io.Writer, out *static.ERDResult) error {
-			_, err := io.WriteString(w, static.RenderMermaid(out))
-			return err
-		})
+		static.ERD)
 	addStatic(r, Spec{Name: "test_gaps", Title: "Test gaps",
 		Description: "Tests worth adding, each with model, column, test, reason and ready-to-paste YAML: key columns without unique/not_null, unique keys without " +
 			"not_null, inferred relationships without a relationships test, and join keys used downstream without any test."},
-		static.TestGaps, nil)
+		static.TestGaps)
 	addStatic(r, Spec{Name: "state_policies", Title: "State policies",
 		Description: "dbt freshness and build_after configurations per model and source, where the project uses them."},
-		static.StatePolicies, nil)
+		static.StatePolicies)
 	addStatic(r, Spec{Name: "find_data", Title: "Find data", Positional: "query",
 		Description: "Tables and columns by meaning (names and descriptions, weighted), each with its grain — or 'unknown grain: don't assume one row per anything'."},
-		static.FindData, nil)
+		static.FindData)
 	addStatic(r, Spec{Name: "describe_entity", Title: "Describe entity", Positional: "name",
 		Description: "A table explained: grain, typed columns with key and not-null flags, joins in and out with cardinality and evidence, and a starter query."},
-		static.DescribeEntity, nil)
+		static.DescribeEntity)
 	addStatic(r, Spec{Name: "plan_query", Title: "Plan query",
 		Description: "For 1–6 entities (the first is the grain you want): the most trustworthy join path (declared/tested over joined over inferred), SQL with " +
 			"left joins on full keys in {{ ref() }} form, and warnings when a join repeats rows (many side or unknown cardinality) with the fix (aggregate first)."},
-		static.PlanQuery, nil)
+		static.PlanQuery)
 	addStatic(r, Spec{Name: "compare_observed", Title: "Compare with observed lineage",
 		Description: "Static column lineage against a run-time lineage export (CSV or JSON of source table.column → target table.column): per-model agreement, " +
 			"missed and extra edges, precision and recall."},
-		static.CompareObserved, nil)
+		static.CompareObserved)
 	addStatic(r, Spec{Name: "openlineage_export", Title: "OpenLineage export",
 		Description: "Column lineage as OpenLineage ColumnLineageDatasetFacet JSON, per model, for use in other lineage tools."},
-		static.OpenLineage, nil)
+		static.OpenLineage)
 }

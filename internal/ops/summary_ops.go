@@ -3,7 +3,6 @@ package ops
 import (
 	"context"
 	"errors"
-	"io"
 	"io/fs"
 	"os"
 	"strings"
@@ -25,9 +24,6 @@ func addSummaryOps(r *Registry) {
 		func(ctx context.Context, s *Session, in *impact.Input) (*SummaryResult, error) {
 			md, err := SummaryMarkdown(ctx, s, *in)
 			return &SummaryResult{Markdown: md}, err
-		}, func(w io.Writer, out *SummaryResult) error {
-			_, err := io.WriteString(w, out.Markdown)
-			return err
 		})
 }
 
