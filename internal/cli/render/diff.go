@@ -1,16 +1,30 @@
 package render
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
+	"math"
+	"reflect"
 	"sort"
+	"strconv"
+	"strings"
 
 	"github.com/ripple-data/ripple/internal/diff"
+	"github.com/ripple-data/ripple/internal/frame"
 )
 
 func diffRenderers() map[string]Func {
 	return map[string]Func{
-		"row_count_diff": typed(rowCountDiff),
+		"row_count_diff":    typed(rowCountDiff),
+		"schema_diff":       typed(schemaDiff),
+		"query":             typed(query),
+		"query_diff":        typed(queryDiff),
+		"value_diff":        typed(valueDiff),
+		"value_diff_detail": typed(valueDiffDetail),
+		"profile_diff":      typed(profileDiff),
+		"top_k_diff":        typed(topKDiff),
+		"histogram_diff":    typed(histogramDiff),
 	}
 }
 
@@ -21,26 +35,617 @@ func rowCountDiff(w io.Writer, out *diff.RowCountDiffResult, o Options) error {
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	fmt.Fprintf(w, "%-40s %12s %12s  %s\n", "model", "base", "current", "delta")
+	t := Table{Header: []string{"model", "base", "current", "change"}}
+	var notes []string
 	for _, n := range names {
 		rc := out.Models[n]
-		side := func(v *int64, m diff.RowCountMeta) string {
-			if v == nil {
-				return "N/A (" + m.Status + ")"
-			}
-			return fmt.Sprint(*v)
-		}
-		delta := ""
+		change := ""
 		if rc.Base != nil && rc.Current != nil {
-			delta = fmt.Sprintf("%+d", *rc.Current-*rc.Base)
+			change = deltaOnly(*rc.Base, *rc.Current)
 		}
-		fmt.Fprintf(w, "%-40s %12s %12s  %s\n", n, side(rc.Base, rc.BaseMeta), side(rc.Current, rc.CurrentMeta), delta)
+		t.Add(n, IntP(rc.Base, rc.BaseMeta.Status), IntP(rc.Current, rc.CurrentMeta.Status), change)
 		for _, m := range []diff.RowCountMeta{rc.BaseMeta, rc.CurrentMeta} {
 			if m.Status != diff.StatusOK && m.Message != "" {
-				fmt.Fprintf(w, "  %s: %s\n", m.Status, m.Message)
+				notes = append(notes, fmt.Sprintf("%s: %s: %s", n, m.Status, m.Message))
 				break
 			}
 		}
 	}
+	if len(names) == 0 {
+		fmt.Fprintln(w, "(no models selected)")
+		return nil
+	}
+	if err := t.Write(w, o.width()); err != nil {
+		return err
+	}
+	for _, n := range notes {
+		para(w, "", n, o.width())
+	}
 	return nil
+}
+
+// deltaOnly is the signed change of a count with its percentage: "+3
+// (+0.3%)", "=" when equal.
+func deltaOnly(base, current int64) string {
+	d := current - base
+	switch {
+	case d == 0:
+		return "="
+	case base == 0:
+		return Signed(d)
+	}
+	return Signed(d) + " (" + Pct(100*float64(d)/float64(base)) + ")"
+}
+
+// cell formats one frame value as the warehouse returned it: numbers
+// exactly (no separators: they may be ids or years), NULL spelled out.
+func cell(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "NULL"
+	case string:
+		return strings.ReplaceAll(x, "\n", `\n`)
+	case bool:
+		return strconv.FormatBool(x)
+	case int64:
+		return strconv.FormatInt(x, 10)
+	case int:
+		return strconv.Itoa(x)
+	case float64:
+		return strconv.FormatFloat(x, 'g', -1, 64)
+	case json.Number:
+		return x.String()
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}
+
+// number reads a numeric frame value (int64, float64 or json.Number).
+func number(v any) (float64, bool) {
+	switch x := v.(type) {
+	case int64:
+		return float64(x), true
+	case int:
+		return float64(x), true
+	case float64:
+		return x, true
+	case json.Number:
+		f, err := x.Float64()
+		return f, err == nil
+	}
+	return 0, false
+}
+
+// count formats a numeric frame value that Ripple computed (a count) with
+// thousands separators.
+func count(v any) string {
+	f, ok := number(v)
+	if !ok || f != math.Trunc(f) || math.Abs(f) > 1<<53 {
+		return cell(v)
+	}
+	return Int(int64(f))
+}
+
+// share formats a proportion (0..1) as a percentage that never rounds a
+// part to 0% or 100%: 0.99999 → "99.999%".
+func share(p float64) string {
+	if p <= 0 || p >= 1 || math.IsNaN(p) {
+		return strconv.FormatFloat(100*p, 'f', -1, 64) + "%"
+	}
+	v := 100 * p
+	prec := 1
+	for prec < 6 {
+		r := math.Round(v*math.Pow10(prec)) / math.Pow10(prec)
+		if r != 0 && r != 100 {
+			break
+		}
+		prec++
+	}
+	s := strconv.FormatFloat(v, 'f', prec, 64)
+	if strings.Contains(s, ".") {
+		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	}
+	return s + "%"
+}
+
+// moreRows says what a capped table left out and how to see it: hint is
+// the command's own way to widen the cap ("" when it has none).
+func moreRows(w io.Writer, shown int, f *frame.Frame, hint string) {
+	if left := len(f.Data) - shown; left > 0 {
+		fmt.Fprintf(w, "… %s more rows (all of them with --json)\n", Int(int64(left)))
+	}
+	if f.More {
+		what := "more rows exist"
+		if f.TotalRowCount != nil {
+			what = fmt.Sprintf("%s rows in all", Int(*f.TotalRowCount))
+		}
+		capText := ""
+		if f.Limit != nil {
+			capText = fmt.Sprintf(" at %s", Int(int64(*f.Limit)))
+		}
+		if f.Truncated {
+			capText += " (or at the result byte cap, --max-result-bytes)"
+		}
+		fmt.Fprintf(w, "result capped%s: %s", capText, what)
+		if hint != "" {
+			fmt.Fprintf(w, " (%s)", hint)
+		}
+		fmt.Fprintln(w)
+	}
+}
+
+// frameTable prints a frame's first o.limit() rows as a table; side, when
+// in_a/in_b columns exist, turns them into one leading "side" column.
+func frameTable(w io.Writer, f *frame.Frame, o Options, hint string) error {
+	if f == nil {
+		_, err := io.WriteString(w, "(no result)\n")
+		return err
+	}
+	ia, ib := f.Index("in_a"), f.Index("in_b")
+	sided := ia >= 0 && ib >= 0
+	var t Table
+	if sided {
+		t.Header = append(t.Header, "side")
+	}
+	for i, c := range f.Columns {
+		if sided && (i == ia || i == ib) {
+			continue
+		}
+		t.Header = append(t.Header, c.Name)
+	}
+	shown := min(len(f.Data), o.limit())
+	for _, row := range f.Data[:shown] {
+		var cells []string
+		if sided {
+			switch {
+			case row[ia] == true && row[ib] == true:
+				cells = append(cells, "both")
+			case row[ia] == true:
+				cells = append(cells, "base")
+			default:
+				cells = append(cells, "current")
+			}
+		}
+		for i, v := range row {
+			if sided && (i == ia || i == ib) {
+				continue
+			}
+			cells = append(cells, cell(v))
+		}
+		t.Add(cells...)
+	}
+	if len(f.Data) == 0 {
+		fmt.Fprintln(w, "(no rows)")
+	} else if err := t.Write(w, o.width()); err != nil {
+		return err
+	}
+	moreRows(w, shown, f, hint)
+	return nil
+}
+
+func rowsLine(f *frame.Frame) string {
+	n := int64(len(f.Data))
+	s := Int(n) + " rows"
+	if n == 1 {
+		s = "1 row"
+	}
+	if f.More && f.TotalRowCount != nil {
+		s += " of " + Int(*f.TotalRowCount)
+	}
+	return s
+}
+
+func schemaDiff(w io.Writer, out *diff.SchemaDiffResult, o Options) error {
+	cov := out.Coverage
+	f := out.Frame
+	if f == nil {
+		f = &frame.Frame{}
+	}
+	switch {
+	case len(f.Data) == 0 && cov.Status == diff.CoverageComplete:
+		fmt.Fprintln(w, "no schema change (every selected node compared)")
+	case len(f.Data) == 0:
+		fmt.Fprintf(w, "no schema change found, but coverage is %s: not evidence that nothing changed\n", cov.Status)
+	default:
+		n := len(f.Data)
+		fmt.Fprintf(w, "%s column change%s\n", Int(int64(n)), plural(n))
+		col := func(row []any, key string) string {
+			if i := f.Index(key); i >= 0 && row[i] != nil {
+				return cell(row[i])
+			}
+			return ""
+		}
+		t := Table{Header: []string{"node", "column", "change", "base type", "current type"}}
+		shown := min(n, o.limit())
+		for _, row := range f.Data[:shown] {
+			t.Add(col(row, "node_id"), col(row, "column"), col(row, "change_status"), orDash(col(row, "base_type")), orDash(col(row, "current_type")))
+		}
+		if err := t.Write(w, o.width()); err != nil {
+			return err
+		}
+		moreRows(w, shown, f, "raise --limit")
+	}
+	if cov.UncheckedNodeCount > 0 {
+		fmt.Fprintf(w, "coverage %s: %s node%s without column metadata not compared: %s",
+			cov.Status, Int(int64(cov.UncheckedNodeCount)), plural(cov.UncheckedNodeCount), strings.Join(cov.UncheckedNodes, ", "))
+		if cov.More {
+			fmt.Fprint(w, ", …")
+		}
+		fmt.Fprintln(w)
+	}
+	return nil
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "—"
+	}
+	return s
+}
+
+func query(w io.Writer, out *diff.QueryResult, o Options) error {
+	f := out.Frame
+	if f == nil {
+		f = &frame.Frame{}
+	}
+	fmt.Fprintln(w, rowsLine(f))
+	return frameTable(w, f, o, "add a WHERE or LIMIT, or aggregate")
+}
+
+func queryDiff(w io.Writer, out *diff.QueryDiffResult, o Options) error {
+	Warn(w, out.Warning)
+	if out.Diff != nil {
+		if s := out.Summary; s != nil {
+			fmt.Fprintf(w, "by key: %s added, %s removed, %s changed\n", Int(s.Added), Int(s.Removed), Int(s.Changed))
+		}
+		if len(out.Diff.Data) == 0 {
+			fmt.Fprintln(w, "no differing rows")
+			return nil
+		}
+		fmt.Fprintf(w, "differing rows: %s (a changed key shows its base and its current row)\n", rowsLine(out.Diff))
+		return frameTable(w, out.Diff, o, "")
+	}
+	if out.Base != nil && out.Current != nil && reflect.DeepEqual(out.Base.Data, out.Current.Data) && !out.Base.More && !out.Current.More {
+		fmt.Fprintf(w, "base and current return the same %s\n", rowsLine(out.Current))
+		return frameTable(w, out.Current, o, "")
+	}
+	for _, side := range []struct {
+		name string
+		f    *frame.Frame
+	}{{"base", out.Base}, {"current", out.Current}} {
+		if side.f == nil {
+			fmt.Fprintf(w, "%s: (no result)\n", side.name)
+			continue
+		}
+		fmt.Fprintf(w, "%s: %s\n", side.name, rowsLine(side.f))
+		if err := frameTable(w, side.f, o, "pass --primary-keys to diff in the warehouse"); err != nil {
+			return err
+		}
+	}
+	if out.Base != nil && out.Current != nil {
+		fmt.Fprintln(w, "the results differ (pass --primary-keys to see which rows)")
+	}
+	return nil
+}
+
+func valueDiff(w io.Writer, out *diff.ValueDiffResult, o Options) error {
+	Warn(w, out.Warning)
+	s := out.Summary
+	fmt.Fprintf(w, "%s keys (%s): %s added, %s removed, %s changed", Int(s.Total), strings.Join(out.PrimaryKey, ", "),
+		Int(s.Added), Int(s.Removed), Int(s.Changed))
+	if s.Total > 0 && s.Changed > 0 {
+		fmt.Fprintf(w, " (%s)", share(float64(s.Changed)/float64(s.Total)))
+	}
+	fmt.Fprintln(w)
+	f := out.Data
+	if f == nil || len(f.Data) == 0 {
+		fmt.Fprintln(w, "(no columns compared)")
+		return nil
+	}
+	get := func(row []any, key string) any {
+		if i := f.Index(key); i >= 0 {
+			return row[i]
+		}
+		return nil
+	}
+	t := Table{Header: []string{"column", "matched", "matched %", "null only in base", "null only in current", "mean base → current"}}
+	shown := min(len(f.Data), o.limit())
+	for _, row := range f.Data[:shown] {
+		p := "—"
+		if v, ok := number(get(row, "matched_p")); ok {
+			p = share(v)
+		}
+		mean := ""
+		b, okb := number(get(row, "base_mean"))
+		c, okc := number(get(row, "current_mean"))
+		switch {
+		case okb && okc && b == c:
+			mean = cell(get(row, "current_mean")) + " (=)"
+		case okb && okc:
+			mean = cell(get(row, "base_mean")) + " → " + cell(get(row, "current_mean"))
+			if b != 0 {
+				mean += " (" + Pct(100*(c-b)/math.Abs(b)) + ")"
+			}
+		case okb || okc:
+			mean = orNull(get(row, "base_mean")) + " → " + orNull(get(row, "current_mean"))
+		}
+		t.Add(cell(get(row, "column")), count(get(row, "matched")), p, count(get(row, "null_in_base_only")), count(get(row, "null_in_current_only")), mean)
+	}
+	if err := t.Write(w, o.width()); err != nil {
+		return err
+	}
+	moreRows(w, shown, f, "")
+	if s.Changed > 0 {
+		fmt.Fprintln(w, "the changed rows: value-diff-detail with the same --model and --primary-key")
+	}
+	return nil
+}
+
+func orNull(v any) string {
+	if v == nil {
+		return "NULL"
+	}
+	return cell(v)
+}
+
+func valueDiffDetail(w io.Writer, out *diff.ValueDiffDetailResult, o Options) error {
+	Warn(w, out.Warning)
+	f := out.Frame
+	if f == nil || len(f.Data) == 0 {
+		fmt.Fprintln(w, "no differing rows")
+		return nil
+	}
+	fmt.Fprintf(w, "differing rows by %s: %s (a changed key shows its base and its current row)\n", strings.Join(out.PrimaryKey, ", "), rowsLine(f))
+	return frameTable(w, f, o, "raise --limit")
+}
+
+// profileMetrics are the profile frame's columns after column_name and
+// data_type, with their labels; shares are proportions.
+var profileMetrics = []struct{ key, label string }{
+	{"row_count", "rows"}, {"not_null_proportion", "not null"}, {"distinct_proportion", "distinct %"},
+	{"distinct_count", "distinct"}, {"is_unique", "unique"}, {"min", "min"}, {"max", "max"}, {"avg", "avg"}, {"median", "median"},
+}
+
+func profileValue(key string, v any) string {
+	if v == nil {
+		return "—"
+	}
+	switch key {
+	case "row_count", "distinct_count":
+		return count(v)
+	case "not_null_proportion", "distinct_proportion":
+		if p, ok := number(v); ok {
+			return share(p)
+		}
+	case "is_unique":
+		if b, ok := v.(bool); ok {
+			if b {
+				return "yes"
+			}
+			return "no"
+		}
+	}
+	return cell(v)
+}
+
+func profileDiff(w io.Writer, out *diff.ProfileDiffResult, o Options) error {
+	Warn(w, out.Warning)
+	type side map[string][]any
+	index := func(f *frame.Frame) (side, []string) {
+		s := side{}
+		var order []string
+		if f == nil {
+			return s, nil
+		}
+		nc := f.Index("column_name")
+		for _, row := range f.Data {
+			name := cell(row[nc])
+			s[name] = row
+			order = append(order, name)
+		}
+		return s, order
+	}
+	base, baseOrder := index(out.Base)
+	cur, order := index(out.Current)
+	for _, n := range baseOrder {
+		if _, ok := cur[n]; !ok {
+			order = append(order, n)
+		}
+	}
+	switch {
+	case out.Base == nil:
+		fmt.Fprintln(w, "the model is not in base: current profile only")
+	case out.Current == nil:
+		fmt.Fprintln(w, "the model is not in current: base profile only")
+	}
+	get := func(f *frame.Frame, row []any, key string) any {
+		if f == nil || row == nil {
+			return nil
+		}
+		if i := f.Index(key); i >= 0 {
+			return row[i]
+		}
+		return nil
+	}
+	t := Table{Header: []string{"", "column", "type"}}
+	for _, m := range profileMetrics {
+		t.Header = append(t.Header, m.label)
+	}
+	var changes []string
+	shown := min(len(order), o.limit())
+	for _, n := range order[:shown] {
+		b, c := base[n], cur[n]
+		show, showF := c, out.Current
+		if show == nil {
+			show, showF = b, out.Base
+		}
+		mark := ""
+		switch {
+		case b == nil && out.Base != nil:
+			mark, changes = "+", append(changes, n+": only in current")
+		case c == nil && out.Current != nil:
+			mark, changes = "-", append(changes, n+": only in base")
+		}
+		typ := cell(get(showF, show, "data_type"))
+		row := []string{mark, n, typ}
+		for _, m := range profileMetrics {
+			cv := get(showF, show, m.key)
+			row = append(row, profileValue(m.key, cv))
+			if b == nil || c == nil {
+				continue
+			}
+			bv := get(out.Base, b, m.key)
+			if !reflect.DeepEqual(bv, get(out.Current, c, m.key)) {
+				row[0] = "*"
+				ch := fmt.Sprintf("%s %s: %s → %s", n, m.label, profileValue(m.key, bv), profileValue(m.key, cv))
+				bf, okb := number(bv)
+				cf, okc := number(cv)
+				if okb && okc && bf != 0 && m.key != "not_null_proportion" && m.key != "distinct_proportion" {
+					ch += " (" + Pct(100*(cf-bf)/math.Abs(bf)) + ")"
+				}
+				changes = append(changes, ch)
+			}
+		}
+		if bt := cell(get(out.Base, b, "data_type")); b != nil && c != nil && bt != typ {
+			row[0] = "*"
+			changes = append(changes, fmt.Sprintf("%s type: %s → %s", n, bt, typ))
+		}
+		t.Add(row...)
+	}
+	if len(order) == 0 {
+		fmt.Fprintln(w, "(no columns profiled)")
+		return nil
+	}
+	fmt.Fprintln(w, "current values (* = changed since base):")
+	if err := t.Write(w, o.width()); err != nil {
+		return err
+	}
+	if left := len(order) - shown; left > 0 {
+		fmt.Fprintf(w, "… %s more columns (all of them with --json, or pick some with --columns)\n", Int(int64(left)))
+	}
+	if len(changes) == 0 {
+		fmt.Fprintln(w, "no change in the profile")
+		return nil
+	}
+	fmt.Fprintln(w, "changes:")
+	for _, c := range changes {
+		fmt.Fprintln(w, "  "+c)
+	}
+	return nil
+}
+
+func topKDiff(w io.Writer, out *diff.TopKDiffResult, o Options) error {
+	Warn(w, out.Warning)
+	t := Table{Header: []string{"value", "base", "current", "change"}}
+	n := max(len(out.Base.Values), len(out.Current.Values))
+	at := func(s []int64, i int) int64 {
+		if i < len(s) {
+			return s[i]
+		}
+		return 0
+	}
+	for i := range n {
+		var v any
+		if i < len(out.Current.Values) {
+			v = out.Current.Values[i]
+		} else {
+			v = out.Base.Values[i]
+		}
+		b, c := at(out.Base.Counts, i), at(out.Current.Counts, i)
+		t.Add(cell(v), Int(b), Int(c), deltaOnly(b, c))
+	}
+	if n == 0 {
+		fmt.Fprintln(w, "(no non-NULL values)")
+	} else if err := t.Write(w, o.width()); err != nil {
+		return err
+	}
+	side := func(s diff.TopKSide) string {
+		return fmt.Sprintf("%s non-NULL of %s rows", Int(s.Valids), Int(s.Total))
+	}
+	fmt.Fprintf(w, "base: %s; current: %s\n", side(out.Base), side(out.Current))
+	return nil
+}
+
+func histogramDiff(w io.Writer, out *diff.HistogramDiffResult, o Options) error {
+	Warn(w, out.Warning)
+	if len(out.Labels) == 0 {
+		fmt.Fprintln(w, "(no non-NULL values)")
+		return nil
+	}
+	at := func(s []int64, i int) int64 {
+		if i < len(s) {
+			return s[i]
+		}
+		return 0
+	}
+	var peak int64
+	for i := range out.Labels {
+		peak = max(peak, at(out.Base.Counts, i), at(out.Current.Counts, i))
+	}
+	t := Table{Header: []string{"bin", "base", "current", "change", ""}}
+	for i, l := range out.Labels {
+		b, c := at(out.Base.Counts, i), at(out.Current.Counts, i)
+		t.Add(l, Int(b), Int(c), deltaOnly(b, c), "")
+	}
+	// The bar of the current count fills what the terminal leaves.
+	var probe strings.Builder
+	if err := t.Write(&probe, 0); err != nil {
+		return err
+	}
+	used := 0
+	for _, line := range strings.Split(probe.String(), "\n") {
+		used = max(used, len([]rune(line)))
+	}
+	barWidth := min(40, o.width()-used-2)
+	for i := range t.Rows {
+		c := at(out.Current.Counts, i)
+		if barWidth > 0 && peak > 0 {
+			t.Rows[i][4] = strings.Repeat("█", int(math.Round(float64(barWidth)*float64(c)/float64(peak))))
+		}
+	}
+	what := "bins"
+	if out.Interval != "" {
+		what = out.Interval + "s"
+	}
+	fmt.Fprintf(w, "%s %s from %s to %s (bars: current)\n", Int(int64(len(out.Labels))), what, cell(out.Min), cell(out.Max))
+	if err := t.Write(w, o.width()); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "non-NULL values: base %s, current %s\n", Int(out.Base.Total), Int(out.Current.Total))
+	return nil
+}
+
+// para writes prose wrapped at width: the first line starts with prefix,
+// the following ones are indented like it (by two spaces after a label).
+// A word longer than a line stays whole.
+func para(w io.Writer, prefix, text string, width int) {
+	cont := "  "
+	if strings.TrimSpace(prefix) == "" {
+		cont = prefix
+	}
+	line := prefix
+	fresh := true
+	for _, word := range strings.Fields(text) {
+		if !fresh && len([]rune(line))+1+len([]rune(word)) > width {
+			fmt.Fprintln(w, line)
+			line, fresh = cont, true
+		}
+		if fresh {
+			line += word
+			fresh = false
+		} else {
+			line += " " + word
+		}
+	}
+	fmt.Fprintln(w, line)
 }

@@ -1,0 +1,110 @@
+package render
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ripple-data/ripple/internal/diff"
+	"github.com/ripple-data/ripple/internal/golden"
+	"github.com/ripple-data/ripple/internal/static"
+)
+
+// renderCases are real results of the demo project (`ripple demo`), saved
+// with `ripple --project-dir D --duckdb D/jaffle_shop.duckdb <cmd> --json`
+// under testdata/results; the command of each is its comment. Each renders
+// to testdata/<name>.txt (rewrite with -update).
+var renderCases = []struct {
+	name, op string
+	result   func() any
+	o        Options
+}{
+	// row-count-diff
+	{"row_count_diff", "row_count_diff", func() any { return new(diff.RowCountDiffResult) }, Options{}},
+	// schema-diff
+	{"schema_diff", "schema_diff", func() any { return new(diff.SchemaDiffResult) }, Options{}},
+	// query --sql-template "select * from {{ ref('orders') }} order by order_id limit 60"
+	{"query", "query", func() any { return new(diff.QueryResult) }, Options{}},
+	{"query_limit5_width60", "query", func() any { return new(diff.QueryResult) }, Options{Width: 60, Limit: 5}},
+	// query-diff --sql-template "select status, count(*) n from {{ ref('orders') }} group by 1 order by 1"
+	{"query_diff", "query_diff", func() any { return new(diff.QueryDiffResult) }, Options{}},
+	// query-diff --sql-template "select status, sum(amount) amount from {{ ref('orders') }} group by 1 order by 1"
+	{"query_diff_changed", "query_diff", func() any { return new(diff.QueryDiffResult) }, Options{}},
+	// query-diff --sql-template "select order_id, amount from {{ ref('orders') }} where order_id <= 40" --primary-keys order_id
+	{"query_diff_keys", "query_diff", func() any { return new(diff.QueryDiffResult) }, Options{Limit: 10}},
+	// value-diff --model orders --primary-key order_id
+	{"value_diff", "value_diff", func() any { return new(diff.ValueDiffResult) }, Options{}},
+	// value-diff --model customers --primary-key customer_id
+	{"value_diff_customers", "value_diff", func() any { return new(diff.ValueDiffResult) }, Options{}},
+	// value-diff-detail --model orders --primary-key order_id --limit 60
+	{"value_diff_detail", "value_diff_detail", func() any { return new(diff.ValueDiffDetailResult) }, Options{}},
+	// profile-diff --model orders
+	{"profile_diff", "profile_diff", func() any { return new(diff.ProfileDiffResult) }, Options{Width: 140}},
+	// profile-diff --model customers
+	{"profile_diff_customers", "profile_diff", func() any { return new(diff.ProfileDiffResult) }, Options{Width: 140}},
+	// top-k-diff --model orders --column-name status
+	{"top_k_diff", "top_k_diff", func() any { return new(diff.TopKDiffResult) }, Options{}},
+	// top-k-diff --model orders --column-name amount --k 5
+	{"top_k_diff_amount", "top_k_diff", func() any { return new(diff.TopKDiffResult) }, Options{}},
+	// histogram-diff --model orders --column-name amount --num-bins 5
+	{"histogram_diff", "histogram_diff", func() any { return new(diff.HistogramDiffResult) }, Options{}},
+	// histogram-diff --model orders --column-name order_date
+	{"histogram_diff_date", "histogram_diff", func() any { return new(diff.HistogramDiffResult) }, Options{Width: 70}},
+	// project-summary
+	{"project_summary", "project_summary", func() any { return new(static.SummaryResult) }, Options{Width: 120}},
+	// search --query customer_lifetime
+	{"search", "search", func() any { return new(static.SearchResult) }, Options{}},
+	// test-gaps --limit 8
+	{"test_gaps", "test_gaps", func() any { return new(static.TestGapsResult) }, Options{Width: 120, Limit: 5}},
+	// state-policies
+	{"state_policies", "state_policies", func() any { return new(static.StatePoliciesResult) }, Options{}},
+	// find-data "customer lifetime value"
+	{"find_data", "find_data", func() any { return new(static.FindDataResult) }, Options{}},
+	// describe-entity orders
+	{"describe_entity", "describe_entity", func() any { return new(static.DescribeEntityResult) }, Options{Width: 120}},
+	// plan-query --entities customers,orders
+	{"plan_query", "plan_query", func() any { return new(static.PlanQueryResult) }, Options{}},
+	// compare-observed --observed-file observed.csv (one edge static lineage has, one it lacks; see e2e TestCompareObserved)
+	{"compare_observed", "compare_observed", func() any { return new(static.CompareObservedResult) }, Options{}},
+	// openlineage-export --models orders
+	{"openlineage_export", "openlineage_export", func() any { return new(static.OpenLineageResult) }, Options{Width: 120}},
+}
+
+func TestDiffAndStaticText(t *testing.T) {
+	for _, tc := range renderCases {
+		t.Run(tc.name, func(t *testing.T) {
+			fixture, _, _ := strings.Cut(tc.name, "_limit") // variants share a result
+			raw, err := os.ReadFile(filepath.Join("testdata", "results", fixture+".json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := tc.result()
+			dec := json.NewDecoder(bytes.NewReader(raw))
+			dec.UseNumber()
+			if err := dec.Decode(out); err != nil {
+				t.Fatal(err)
+			}
+			if !Has(tc.op) {
+				t.Fatalf("%s has no renderer of its own", tc.op)
+			}
+			var b bytes.Buffer
+			if err := Text(&b, tc.op, out, tc.o); err != nil {
+				t.Fatal(err)
+			}
+			text := b.String()
+			if s := strings.TrimSpace(text); s == "" || s[0] == '{' || s[0] == '[' {
+				t.Errorf("not human text:\n%s", text)
+			}
+			width := tc.o.width()
+			for i, line := range strings.Split(text, "\n") {
+				if n := len([]rune(line)); n > width {
+					t.Errorf("line %d is %d runes wide, over the width %d: %q", i+1, n, width, line)
+				}
+			}
+			golden.Assert(t, filepath.Join("testdata", tc.name+".txt"), b.Bytes())
+		})
+	}
+}
