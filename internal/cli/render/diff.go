@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/ripple-data/ripple/internal/diff"
 	"github.com/ripple-data/ripple/internal/frame"
@@ -177,45 +178,123 @@ func moreRows(w io.Writer, shown int, f *frame.Frame, hint string) {
 	}
 }
 
-// frameTable prints a frame's first o.limit() rows as a table; side, when
-// in_a/in_b columns exist, turns them into one leading "side" column.
-func frameTable(w io.Writer, f *frame.Frame, o Options, hint string) error {
+// idLike reports whether a numeric column holds identifiers, which read
+// better without thousands separators (order_id 1780, not 1,780).
+func idLike(name string) bool {
+	n := strings.ToLower(name)
+	return n == "id" || strings.HasSuffix(n, "_id") || strings.HasSuffix(n, "_key") || strings.HasSuffix(n, "_pk")
+}
+
+// group puts thousands separators into a decimal's integer part, keeping
+// its digits exactly: "220122.00" → "220,122.00".
+func group(s string) string {
+	sign := ""
+	if strings.HasPrefix(s, "-") || strings.HasPrefix(s, "+") {
+		sign, s = s[:1], s[1:]
+	}
+	whole, frac, hasFrac := strings.Cut(s, ".")
+	if whole == "" || strings.Trim(whole, "0123456789") != "" {
+		return sign + s
+	}
+	var b strings.Builder
+	for i, r := range whole {
+		if i > 0 && (len(whole)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(r)
+	}
+	if hasFrac {
+		return sign + b.String() + "." + frac
+	}
+	return sign + b.String()
+}
+
+// frameCell formats a value of column c: numbers (other than ids) with
+// thousands separators, every digit kept.
+func frameCell(c frame.Column, v any) string {
+	switch c.Type {
+	case frame.Integer, frame.Number, frame.Float:
+		if _, ok := number(v); ok && !idLike(c.Name) {
+			return group(cell(v))
+		}
+	}
+	return cell(v)
+}
+
+// frameTable prints a frame's first o.limit() rows as a table. A frame
+// with in_a/in_b columns (a diff) gets one leading "side" column instead,
+// and with keys its columns are ordered keys, then the columns that differ
+// between a key's base and current rows, then the rest. Columns that do
+// not fit the width are named below the table.
+func frameTable(w io.Writer, f *frame.Frame, o Options, hint string, keys ...string) error {
 	if f == nil {
 		_, err := io.WriteString(w, "(no result)\n")
 		return err
 	}
 	ia, ib := f.Index("in_a"), f.Index("in_b")
 	sided := ia >= 0 && ib >= 0
+	shown := min(len(f.Data), o.limit())
+	var cols []int
+	for i := range f.Columns {
+		if !sided || (i != ia && i != ib) {
+			cols = append(cols, i)
+		}
+	}
+	cells := make([][]string, shown)
+	sides := make([]string, shown)
+	for r, row := range f.Data[:shown] {
+		cells[r] = make([]string, len(f.Columns))
+		for _, i := range cols {
+			cells[r][i] = frameCell(f.Columns[i], row[i])
+		}
+		if sided {
+			switch {
+			case row[ia] == true && row[ib] == true:
+				sides[r] = "both"
+			case row[ia] == true:
+				sides[r] = "base"
+			default:
+				sides[r] = "current"
+			}
+		}
+	}
+	if sided && len(keys) > 0 {
+		cols = diffOrder(f, cols, cells, sides, keys)
+	}
+	// Fit the columns to the width, in order; the first always shows.
+	used := 0
+	if sided {
+		used = len("current") + 2
+	}
+	var fit, left []int
+	for n, i := range cols {
+		wd := utf8.RuneCountInString(f.Columns[i].Name)
+		for r := range cells {
+			wd = max(wd, utf8.RuneCountInString(cells[r][i]))
+		}
+		if n > 0 && used+wd > o.width() {
+			left = append(left, cols[n:]...)
+			break
+		}
+		used += wd + 2
+		fit = append(fit, i)
+	}
 	var t Table
 	if sided {
 		t.Header = append(t.Header, "side")
 	}
-	for i, c := range f.Columns {
-		if sided && (i == ia || i == ib) {
-			continue
-		}
-		t.Header = append(t.Header, c.Name)
+	for _, i := range fit {
+		t.Header = append(t.Header, f.Columns[i].Name)
 	}
-	shown := min(len(f.Data), o.limit())
-	for _, row := range f.Data[:shown] {
-		var cells []string
+	for r := range cells {
+		var row []string
 		if sided {
-			switch {
-			case row[ia] == true && row[ib] == true:
-				cells = append(cells, "both")
-			case row[ia] == true:
-				cells = append(cells, "base")
-			default:
-				cells = append(cells, "current")
-			}
+			row = append(row, sides[r])
 		}
-		for i, v := range row {
-			if sided && (i == ia || i == ib) {
-				continue
-			}
-			cells = append(cells, cell(v))
+		for _, i := range fit {
+			row = append(row, cells[r][i])
 		}
-		t.Add(cells...)
+		t.Add(row...)
 	}
 	if len(f.Data) == 0 {
 		fmt.Fprintln(w, "(no rows)")
@@ -223,7 +302,73 @@ func frameTable(w io.Writer, f *frame.Frame, o Options, hint string) error {
 		return err
 	}
 	moreRows(w, shown, f, hint)
+	if len(left) > 0 && len(f.Data) > 0 {
+		names := make([]string, len(left))
+		for n, i := range left {
+			names[n] = f.Columns[i].Name
+		}
+		para(w, "", fmt.Sprintf("%d more column%s, too wide to show (all of them with --json): %s", len(left), plural(len(left)), strings.Join(names, ", ")), o.width())
+	}
 	return nil
+}
+
+// diffOrder orders a diff's columns: keys, then the columns whose base and
+// current values differ for some key among the shown rows, then the rest.
+func diffOrder(f *frame.Frame, cols []int, cells [][]string, sides []string, keys []string) []int {
+	isKey := map[int]bool{}
+	var keyCols []int
+	for _, k := range keys {
+		if i := f.Index(k); i >= 0 {
+			isKey[i] = true
+			keyCols = append(keyCols, i)
+		}
+	}
+	if len(keyCols) != len(keys) {
+		return cols
+	}
+	type pair struct{ base, current []string }
+	byKey := map[string]*pair{}
+	for r := range cells {
+		var kb strings.Builder
+		for _, i := range keyCols {
+			kb.WriteString(cells[r][i])
+			kb.WriteByte(0)
+		}
+		p := byKey[kb.String()]
+		if p == nil {
+			p = &pair{}
+			byKey[kb.String()] = p
+		}
+		switch sides[r] {
+		case "base":
+			p.base = cells[r]
+		case "current":
+			p.current = cells[r]
+		}
+	}
+	changed := map[int]bool{}
+	for _, p := range byKey {
+		if p.base == nil || p.current == nil {
+			continue
+		}
+		for _, i := range cols {
+			if p.base[i] != p.current[i] {
+				changed[i] = true
+			}
+		}
+	}
+	out := append([]int(nil), keyCols...)
+	for _, i := range cols {
+		if changed[i] && !isKey[i] {
+			out = append(out, i)
+		}
+	}
+	for _, i := range cols {
+		if !changed[i] && !isKey[i] {
+			out = append(out, i)
+		}
+	}
+	return out
 }
 
 func rowsLine(f *frame.Frame) string {
@@ -358,8 +503,21 @@ func valueDiff(w io.Writer, out *diff.ValueDiffResult, o Options) error {
 		}
 		return nil
 	}
-	t := Table{Header: []string{"column", "matched", "matched %", "null only in base", "null only in current", "mean base → current"}}
 	shown := min(len(f.Data), o.limit())
+	// The NULL columns show only when some column gained or lost NULLs.
+	nulls := false
+	for _, row := range f.Data[:shown] {
+		for _, k := range []string{"null_in_base_only", "null_in_current_only"} {
+			if n, ok := number(get(row, k)); ok && n != 0 {
+				nulls = true
+			}
+		}
+	}
+	t := Table{Header: []string{"column", "matched", "matched %"}}
+	if nulls {
+		t.Header = append(t.Header, "NULL in base only", "NULL in current only")
+	}
+	t.Header = append(t.Header, "mean: base → current")
 	for _, row := range f.Data[:shown] {
 		p := "—"
 		if v, ok := number(get(row, "matched_p")); ok {
@@ -370,32 +528,55 @@ func valueDiff(w io.Writer, out *diff.ValueDiffResult, o Options) error {
 		c, okc := number(get(row, "current_mean"))
 		switch {
 		case okb && okc && b == c:
-			mean = cell(get(row, "current_mean")) + " (=)"
+			mean = sig(b, 6) + " (=)"
 		case okb && okc:
-			mean = cell(get(row, "base_mean")) + " → " + cell(get(row, "current_mean"))
+			bs, cs := sigPair(b, c)
+			mean = bs + " → " + cs
 			if b != 0 {
 				mean += " (" + Pct(100*(c-b)/math.Abs(b)) + ")"
 			}
-		case okb || okc:
-			mean = orNull(get(row, "base_mean")) + " → " + orNull(get(row, "current_mean"))
+		case okb:
+			mean = sig(b, 6) + " → NULL"
+		case okc:
+			mean = "NULL → " + sig(c, 6)
 		}
-		t.Add(cell(get(row, "column")), count(get(row, "matched")), p, count(get(row, "null_in_base_only")), count(get(row, "null_in_current_only")), mean)
+		cells := []string{cell(get(row, "column")), count(get(row, "matched")), p}
+		if nulls {
+			cells = append(cells, count(get(row, "null_in_base_only")), count(get(row, "null_in_current_only")))
+		}
+		t.Add(append(cells, mean)...)
 	}
 	if err := t.Write(w, o.width()); err != nil {
 		return err
 	}
 	moreRows(w, shown, f, "")
+	if !nulls {
+		fmt.Fprintln(w, "no column gained or lost NULLs")
+	}
 	if s.Changed > 0 {
 		fmt.Fprintln(w, "the changed rows: value-diff-detail with the same --model and --primary-key")
 	}
 	return nil
 }
 
-func orNull(v any) string {
-	if v == nil {
-		return "NULL"
+// sig rounds a computed value (a mean) to n significant digits, with
+// thousands separators: 202.32591768 → "202.326".
+func sig(x float64, n int) string {
+	if x == 0 || math.IsNaN(x) || math.IsInf(x, 0) {
+		return strconv.FormatFloat(x, 'f', -1, 64)
 	}
-	return cell(v)
+	d := math.Pow10(n - 1 - int(math.Floor(math.Log10(math.Abs(x)))))
+	return group(strconv.FormatFloat(math.Round(x*d)/d, 'f', -1, 64))
+}
+
+// sigPair rounds two different values to 6 significant digits, or more
+// when 6 would make them read the same.
+func sigPair(a, b float64) (string, string) {
+	n := 6
+	for n < 17 && sig(a, n) == sig(b, n) {
+		n++
+	}
+	return sig(a, n), sig(b, n)
 }
 
 func valueDiffDetail(w io.Writer, out *diff.ValueDiffDetailResult, o Options) error {
@@ -406,14 +587,13 @@ func valueDiffDetail(w io.Writer, out *diff.ValueDiffDetailResult, o Options) er
 		return nil
 	}
 	fmt.Fprintf(w, "differing rows by %s: %s (a changed key shows its base and its current row)\n", strings.Join(out.PrimaryKey, ", "), rowsLine(f))
-	return frameTable(w, f, o, "raise --limit")
+	return frameTable(w, f, o, "raise --limit", out.PrimaryKey...)
 }
 
 // profileMetrics are the profile frame's columns after column_name and
 // data_type, with their labels; shares are proportions.
 var profileMetrics = []struct{ key, label string }{
-	{"row_count", "rows"}, {"not_null_proportion", "not null"}, {"distinct_proportion", "distinct %"},
-	{"distinct_count", "distinct"}, {"is_unique", "unique"}, {"min", "min"}, {"max", "max"}, {"avg", "avg"}, {"median", "median"},
+	{"row_count", "rows"}, {"not_null_proportion", "not null"}, {"distinct_count", "distinct"}, {"is_unique", "unique"}, {"min", "min"}, {"max", "max"}, {"avg", "avg"}, {"median", "median"},
 }
 
 func profileValue(key string, v any) string {
@@ -426,6 +606,10 @@ func profileValue(key string, v any) string {
 	case "not_null_proportion", "distinct_proportion":
 		if p, ok := number(v); ok {
 			return share(p)
+		}
+	case "avg", "median":
+		if f, ok := number(v); ok {
+			return sig(f, 6)
 		}
 	case "is_unique":
 		if b, ok := v.(bool); ok {
@@ -507,10 +691,14 @@ func profileDiff(w io.Writer, out *diff.ProfileDiffResult, o Options) error {
 			bv := get(out.Base, b, m.key)
 			if !reflect.DeepEqual(bv, get(out.Current, c, m.key)) {
 				row[0] = "*"
-				ch := fmt.Sprintf("%s %s: %s → %s", n, m.label, profileValue(m.key, bv), profileValue(m.key, cv))
+				bs, cs := profileValue(m.key, bv), profileValue(m.key, cv)
 				bf, okb := number(bv)
 				cf, okc := number(cv)
-				if okb && okc && bf != 0 && m.key != "not_null_proportion" && m.key != "distinct_proportion" {
+				if okb && okc && (m.key == "avg" || m.key == "median") {
+					bs, cs = sigPair(bf, cf)
+				}
+				ch := fmt.Sprintf("%s %s: %s → %s", n, m.label, bs, cs)
+				if okb && okc && bf != 0 && m.key != "not_null_proportion" {
 					ch += " (" + Pct(100*(cf-bf)/math.Abs(bf)) + ")"
 				}
 				changes = append(changes, ch)
@@ -527,7 +715,7 @@ func profileDiff(w io.Writer, out *diff.ProfileDiffResult, o Options) error {
 		return nil
 	}
 	fmt.Fprintln(w, "current values (* = changed since base):")
-	if err := t.Write(w, o.width()); err != nil {
+	if err := writeFitted(w, t, o.width()); err != nil {
 		return err
 	}
 	if left := len(order) - shown; left > 0 {
@@ -648,4 +836,38 @@ func para(w io.Writer, prefix, text string, width int) {
 		}
 	}
 	fmt.Fprintln(w, line)
+}
+
+// writeFitted writes t with as many leading columns as fit width and
+// names the columns left out, instead of cutting a cell mid-value.
+func writeFitted(w io.Writer, t Table, width int) error {
+	n := len(t.Header)
+	widths := make([]int, n)
+	for _, r := range append([][]string{t.Header}, t.Rows...) {
+		for i, c := range r {
+			if i < n {
+				widths[i] = max(widths[i], utf8.RuneCountInString(c))
+			}
+		}
+	}
+	keep, used := 0, 0
+	for i, wd := range widths {
+		if i > 0 && used+wd > width {
+			break
+		}
+		used += wd + 2
+		keep = i + 1
+	}
+	if keep == n {
+		return t.Write(w, width)
+	}
+	cut := Table{Header: t.Header[:keep]}
+	for _, r := range t.Rows {
+		cut.Add(r[:min(keep, len(r))]...)
+	}
+	if err := cut.Write(w, width); err != nil {
+		return err
+	}
+	para(w, "", fmt.Sprintf("not shown, too wide (a wider terminal or --json shows them): %s", strings.Join(t.Header[keep:], ", ")), width)
+	return nil
 }

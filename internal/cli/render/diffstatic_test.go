@@ -42,7 +42,7 @@ var renderCases = []struct {
 	// value-diff-detail --model orders --primary-key order_id --limit 60
 	{"value_diff_detail", "value_diff_detail", func() any { return new(diff.ValueDiffDetailResult) }, Options{}},
 	// profile-diff --model orders
-	{"profile_diff", "profile_diff", func() any { return new(diff.ProfileDiffResult) }, Options{Width: 140}},
+	{"profile_diff", "profile_diff", func() any { return new(diff.ProfileDiffResult) }, Options{}},
 	// profile-diff --model customers
 	{"profile_diff_customers", "profile_diff", func() any { return new(diff.ProfileDiffResult) }, Options{Width: 140}},
 	// top-k-diff --model orders --column-name status

@@ -31,7 +31,7 @@ func staticRenderers() map[string]Func {
 // or by the operation (total of have, raise --limit).
 func capped(w io.Writer, shown, have, total int, what string) {
 	if have > shown {
-		fmt.Fprintf(w, "… %s more %s (all of them with --json)\n", Int(int64(have-shown)), what)
+		fmt.Fprintf(w, "… %s more %s (--json shows them)\n", Int(int64(have-shown)), what)
 	}
 	if total > have {
 		fmt.Fprintf(w, "%s of %s %s listed (raise --limit for more)\n", Int(int64(have)), Int(int64(total)), what)
@@ -276,7 +276,7 @@ func describeEntity(w io.Writer, out *static.DescribeEntityResult, o Options) er
 }
 
 func planQuery(w io.Writer, out *static.PlanQueryResult, o Options) error {
-	fmt.Fprintf(w, "grain: %s (%s)\n", out.Grain, out.Base)
+	fmt.Fprintf(w, "grain: %s — %s\n", out.Base, out.Grain)
 	t := Table{Header: []string{"table", "alias", "role", "grain"}}
 	for _, p := range out.Tables {
 		t.Add(p.Name, p.Alias, p.Role, p.Grain)
