@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ripple-data/ripple/internal/cli/render"
 	"github.com/ripple-data/ripple/internal/ops"
 )
 
@@ -22,7 +23,7 @@ func newSQLLineageCmd(g *Globals, ios IOStreams, _ *ops.Registry) *cobra.Command
 	cmd := &cobra.Command{
 		Use:   "sql-lineage",
 		Short: "Column lineage of one SQL query (no dbt project needed)",
-		Long: "Reads a SELECT from --sql FILE (or stdin) and upstream schemas from --schema FILE ({table: {column: type}}), and prints\n" +
+		Long: "Reads a SELECT from --sql FILE (or stdin) and upstream schemas from --schema FILE ({table: {column: type}}), and prints (with --json)\n" +
 			`{"columns": {"<out>": {"deps": ["<table>.<col>"], "kind": "..."}}, "row_deps": [...]} in output-column order.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
@@ -54,7 +55,10 @@ func newSQLLineageCmd(g *Globals, ios IOStreams, _ *ops.Registry) *cobra.Command
 			if err != nil {
 				return err
 			}
-			return writeJSON(ios.Out, out)
+			if g.JSON {
+				return writeJSON(ios.Out, out)
+			}
+			return render.Text(ios.Out, "sql_lineage", out, ios.renderOptions())
 		},
 	}
 	cmd.Flags().StringVar(&o.Dialect, "dialect", "generic", "SQL dialect: duckdb, postgres, redshift, snowflake, bigquery, databricks or generic")

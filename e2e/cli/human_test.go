@@ -1,0 +1,183 @@
+package cli_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/ripple-data/ripple/internal/cli"
+	"github.com/ripple-data/ripple/internal/ops"
+)
+
+// humanArgs are the arguments every command needs on the demo project, by
+// command name: operations of the registry and the hand-written commands.
+// {dir} is a fresh temporary directory, {check} the id of a check created
+// just before (so delete-check has one to delete each time). A command
+// missing here fails TestEveryCommandPrintsText, so a new command gets its
+// human text checked from the day it is added.
+var humanArgs = map[string][]string{
+	"row-count-diff":         {"orders", "customers"},
+	"schema-diff":            nil,
+	"query":                  {"--sql-template", "select * from {{ ref('orders') }}"},
+	"query-diff":             {"--sql-template", "select order_id, amount from {{ ref('orders') }}", "--primary-keys", "order_id"},
+	"value-diff":             {"--model", "orders", "--primary-key", "order_id"},
+	"value-diff-detail":      {"--model", "orders", "--primary-key", "order_id"},
+	"profile-diff":           {"--model", "orders"},
+	"top-k-diff":             {"--model", "orders", "--column-name", "status"},
+	"histogram-diff":         {"--model", "orders", "--column-name", "amount"},
+	"lineage-diff":           nil,
+	"select-nodes":           {"--select", "+orders"},
+	"impact-analysis":        nil,
+	"render-lineage-mermaid": nil,
+	"get-model":              {"customers"},
+	"get-node":               {"orders"},
+	"lineage":                {"--focus", "orders", "--direction", "upstream"},
+	"list-opaque":            nil,
+	"get-cll":                {"--node-id", "orders", "--column", "amount"},
+	"analyze-model":          {"customers"},
+	"column-impact":          {"--node-id", "stg_payments", "--columns", "amount"},
+	"list-checks":            nil,
+	"create-check":           {"--type", "row_count_diff", "--params", `{"node_names":["orders"]}`, "--name", "Rows"},
+	"run-check":              {"--check-id", "{check}"},
+	"approve-check":          {"--check-id", "{check}"},
+	"reorder-check":          {"--check-id", "{check}", "--index", "0"},
+	"delete-check":           {"--check-id", "{check}"},
+	"summary":                nil,
+	"project-summary":        nil,
+	"search":                 {"customer"},
+	"erd":                    nil,
+	"test-gaps":              nil,
+	"state-policies":         nil,
+	"find-data":              {"customer lifetime value"},
+	"describe-entity":        {"orders"},
+	"plan-query":             {"--entities", "customers,orders"},
+	"compare-observed":       {"--observed-file", "{dir}/observed.csv", "--allow-dir", "{dir}"},
+	"openlineage-export":     {"--models", "orders"},
+	// Hand-written commands.
+	"sql-lineage": {"--dialect", "duckdb", "--schema", "{dir}/schema.json", "--sql", "{dir}/q.sql"},
+	"demo":        {"--dir", "{dir}/demo"},
+	"run":         {"--config", "{dir}/ripple.yml", "--fail-on-mismatch=false"},
+	"check-base":  nil,
+	"version":     nil,
+}
+
+// notOneShot are commands that serve until stopped or belong to cobra;
+// they have tests of their own (serve and mcp) or print no result.
+var notOneShot = map[string]bool{"serve": true, "mcp": true, "completion": true, "help": true}
+
+// commandNames lists the root command's subcommands: the registry's
+// operations and the hand-written commands alike.
+func commandNames(t *testing.T) []string {
+	t.Helper()
+	root := cli.NewRootCmd(cli.IOStreams{In: strings.NewReader(""), Out: io.Discard, ErrOut: io.Discard})
+	var names []string
+	for _, c := range root.Commands() {
+		if !notOneShot[c.Name()] {
+			names = append(names, c.Name())
+		}
+	}
+	sort.Strings(names)
+	return names
+}
+
+// TestEveryCommandPrintsText runs every command on the demo without
+// --json: it must exit 0 and print human text — not nothing, not JSON. With
+// --json the same command must print exactly one JSON document.
+func TestEveryCommandPrintsText(t *testing.T) {
+	t.Parallel()
+	needSuite(t)
+	names := commandNames(t)
+	have := map[string]bool{}
+	for _, n := range names {
+		have[n] = true
+		if _, ok := humanArgs[n]; !ok {
+			t.Errorf("command %s has no arguments in humanArgs (e2e/cli/human_test.go): add them so its human text is checked", n)
+		}
+	}
+	for _, op := range ops.Default().Ops() {
+		if !have[op.CLIName()] {
+			t.Errorf("operation %s has no command %s", op.Name, op.CLIName())
+		}
+	}
+	for n := range humanArgs {
+		if !have[n] {
+			t.Errorf("humanArgs names %s, which is not a command", n)
+		}
+	}
+	dir := t.TempDir()
+	files := map[string]string{
+		"observed.csv": "source_table,source_column,target_table,target_column\n" +
+			"jaffle_shop.current.stg_payments,amount,jaffle_shop.current.orders,amount\n",
+		"schema.json": `{"orders": {"order_id": "int", "amount": "decimal"}}`,
+		"q.sql":       `select order_id, sum(amount) as paid from orders group by order_id`,
+	}
+	// A state file of this test's own: the check commands change it.
+	state := filepath.Join(dir, "state.json")
+	global := []string{"--project-dir", suite.demoDir, "--duckdb", suite.dbPath, "--state-file", state}
+	newCheck := func(t *testing.T) string {
+		r := execRipple(t, append(global, "create-check", "--type", "row_count_diff", "--params", `{"node_names":["orders"]}`, "--name", "Rows", "--run=false", "--json")...)
+		if r.code != 0 {
+			t.Fatalf("create-check for the check commands:\n%s", r)
+		}
+		return str(t, decodeOnly(t, r), "check_id")
+	}
+	for _, name := range names {
+		args, ok := humanArgs[name]
+		if !ok {
+			continue
+		}
+		t.Run(name, func(t *testing.T) {
+			for _, asJSON := range []bool{false, true} {
+				sub := t.TempDir() // {dir}: fresh per run (demo writes into it)
+				for file, body := range files {
+					if err := os.WriteFile(filepath.Join(sub, file), []byte(body), 0o644); err != nil {
+						t.Fatal(err)
+					}
+				}
+				full := append(append([]string{}, global...), name)
+				for _, a := range args {
+					a = strings.ReplaceAll(a, "{dir}", sub)
+					if strings.Contains(a, "{check}") {
+						a = strings.ReplaceAll(a, "{check}", newCheck(t))
+					}
+					full = append(full, a)
+				}
+				if asJSON {
+					full = append(full, "--json")
+				}
+				r := execRipple(t, full...)
+				if r.code != 0 {
+					t.Errorf("exit %d, want 0:\n%s", r.code, r)
+					continue
+				}
+				if asJSON {
+					decodeOnly(t, r)
+					continue
+				}
+				checkHuman(t, r)
+			}
+		})
+	}
+}
+
+// checkHuman fails when stdout is empty, is JSON, or starts like JSON.
+func checkHuman(t *testing.T, r result) {
+	t.Helper()
+	text := bytes.TrimSpace(r.stdout)
+	switch {
+	case len(text) == 0:
+		t.Errorf("printed nothing without --json:\n%s", r)
+	case text[0] == '{' || text[0] == '[':
+		t.Errorf("printed JSON-like text without --json:\n%s", r)
+	case json.Valid(text):
+		t.Errorf("printed a JSON value without --json:\n%s", r)
+	}
+	if n := bytes.Count(r.stdout, []byte("\n")); n > 200 {
+		t.Errorf("printed %d lines without --json: a long result should be summarised with a pointer to --json:\n%s", n, r)
+	}
+}
