@@ -41,8 +41,13 @@ func rowCountDiff(w io.Writer, out *diff.RowCountDiffResult, o Options) error {
 	for _, n := range names {
 		rc := out.Models[n]
 		change := ""
-		if rc.Base != nil && rc.Current != nil {
+		switch {
+		case rc.Base != nil && rc.Current != nil:
 			change = deltaOnly(*rc.Base, *rc.Current)
+		case rc.Current != nil && rc.BaseMeta.Status == diff.StatusNotInManifest:
+			change = "added"
+		case rc.Base != nil && rc.CurrentMeta.Status == diff.StatusNotInManifest:
+			change = "removed"
 		}
 		t.Add(n, IntP(rc.Base, rc.BaseMeta.Status), IntP(rc.Current, rc.CurrentMeta.Status), change)
 		for _, m := range []diff.RowCountMeta{rc.BaseMeta, rc.CurrentMeta} {

@@ -108,3 +108,40 @@ func TestDiffAndStaticText(t *testing.T) {
 		})
 	}
 }
+
+func TestShareNeverRoundsAPartToWhole(t *testing.T) {
+	for p, want := range map[float64]string{
+		1: "100%", 0: "0%", 0.796: "79.6%", 0.5552: "55.5%", 0.99999: "99.999%", 0.999999: "99.9999%",
+		0.00001: "0.001%", 0.0004: "0.04%", 0.18: "18%", 0.9995: "99.95%",
+	} {
+		if got := share(p); got != want {
+			t.Errorf("share(%v) = %q, want %q", p, got, want)
+		}
+	}
+}
+
+func TestGroupKeepsEveryDigit(t *testing.T) {
+	for in, want := range map[string]string{
+		"220122.00": "220,122.00", "6016": "6,016", "-1234567.5": "-1,234,567.5", "999": "999", "1e+06": "1e+06", "abc": "abc",
+	} {
+		if got := group(in); got != want {
+			t.Errorf("group(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestSigPairShowsTheDifference(t *testing.T) {
+	for _, tc := range []struct {
+		a, b         float64
+		wantA, wantB string
+	}{
+		{202.32591768631812, 203.67872636262467, "202.326", "203.679"},
+		{1000000.1, 1000000.2, "1,000,000.1", "1,000,000.2"},
+		{0.1234567, 0.1234568, "0.1234567", "0.1234568"},
+	} {
+		a, b := sigPair(tc.a, tc.b)
+		if a != tc.wantA || b != tc.wantB {
+			t.Errorf("sigPair(%v, %v) = %q, %q, want %q, %q", tc.a, tc.b, a, b, tc.wantA, tc.wantB)
+		}
+	}
+}
