@@ -826,6 +826,11 @@ func para(w io.Writer, prefix, text string, width int) {
 	if strings.TrimSpace(prefix) == "" {
 		cont = prefix
 	}
+	wrap(w, prefix, cont, text, width)
+}
+
+// wrap is para with the continuation indent given.
+func wrap(w io.Writer, prefix, cont, text string, width int) {
 	line := prefix
 	fresh := true
 	for _, word := range strings.Fields(text) {

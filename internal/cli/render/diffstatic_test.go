@@ -10,6 +10,7 @@ import (
 
 	"github.com/ripple-data/ripple/internal/diff"
 	"github.com/ripple-data/ripple/internal/golden"
+	"github.com/ripple-data/ripple/internal/ops"
 	"github.com/ripple-data/ripple/internal/static"
 )
 
@@ -144,4 +145,41 @@ func TestSigPairShowsTheDifference(t *testing.T) {
 			t.Errorf("sigPair(%v, %v) = %q, %q, want %q, %q", tc.a, tc.b, a, b, tc.wantA, tc.wantB)
 		}
 	}
+}
+
+// TestGenericWrapsAndTables renders a real result (column lineage of a
+// query, computed here) with the generic fallback, and a made-up record
+// with a long value, at a narrow width.
+func TestGenericWrapsAndTables(t *testing.T) {
+	lin, err := ops.SQLLineage(ops.SQLLineageInput{Dialect: "duckdb",
+		SQL:    `select o.order_id, sum(p.amount) as paid from orders o join payments p on p.order_id = o.order_id where o.amount > 0 group by o.order_id`,
+		Schema: map[string]map[string]string{"orders": {"order_id": "int", "amount": "decimal"}, "payments": {"order_id": "int", "amount": "decimal"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	type hit struct {
+		Name  string `json:"name"`
+		Count int64  `json:"count"`
+	}
+	record := struct {
+		Note  string `json:"note"`
+		Hits  []hit  `json:"hits"`
+		Empty []hit  `json:"empty,omitempty"`
+	}{
+		Note: "a long explanation that cannot fit on one line of a narrow terminal, so it wraps under its name",
+		Hits: []hit{{"orders", 10000}, {"customers", 2000}, {"stg_payments", 12029}},
+	}
+	var b bytes.Buffer
+	for _, v := range []any{lin, &record} {
+		if err := Generic(&b, v, Options{Width: 50, Limit: 2}); err != nil {
+			t.Fatal(err)
+		}
+		b.WriteString("---\n")
+	}
+	for i, line := range strings.Split(b.String(), "\n") {
+		if n := len([]rune(line)); n > 50 {
+			t.Errorf("line %d is %d runes wide, over 50: %q", i+1, n, line)
+		}
+	}
+	golden.Assert(t, filepath.Join("testdata", "generic.txt"), b.Bytes())
 }

@@ -148,6 +148,9 @@ func (g *generic) value(name string, v reflect.Value, indent int) {
 			g.printf(indent, "%s\n", s)
 		} else if strings.Contains(s, "\n") {
 			g.printf(indent, "%s:\n%s\n", name, indentLines(s, indent+1))
+		} else if pad := strings.Repeat("  ", indent); g.err == nil && len([]rune(pad+name+": "+s)) > g.o.width() {
+			// A long value wraps under its name instead of running off the terminal.
+			wrap(g.w, pad+name+": ", pad+"  ", s, g.o.width())
 		} else {
 			g.printf(indent, "%s: %s\n", name, s)
 		}
