@@ -351,7 +351,7 @@ func compareObserved(w io.Writer, out *static.CompareObservedResult, o Options) 
 
 func openLineage(w io.Writer, out *static.OpenLineageResult, o Options) error {
 	fmt.Fprintf(w, "%s OpenLineage event%s (the events themselves: --json)\n", Int(int64(len(out.Events))), plural(len(out.Events)))
-	t := Table{Header: []string{"job", "output", "columns", "inputs"}}
+	t := Table{Header: []string{"job", "output dataset", "columns", "input datasets"}}
 	shown := min(len(out.Events), o.limit())
 	for _, e := range out.Events[:shown] {
 		outName, cols := "—", 0
@@ -361,11 +361,7 @@ func openLineage(w io.Writer, out *static.OpenLineageResult, o Options) error {
 				cols += len(f.Fields)
 			}
 		}
-		var ins []string
-		for _, d := range e.Inputs {
-			ins = append(ins, d.Name)
-		}
-		t.Add(e.Job.Name, outName, Int(int64(cols)), orDash(strings.Join(ins, ", ")))
+		t.Add(e.Job.Name, outName, Int(int64(cols)), Int(int64(len(e.Inputs))))
 	}
 	if len(out.Events) > 0 {
 		if err := t.Write(w, o.width()); err != nil {
