@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/ripple-data/ripple/internal/cli"
+	"github.com/ripple-data/ripple/internal/demo"
 	"github.com/ripple-data/ripple/internal/ops"
 )
 
@@ -179,5 +180,76 @@ func checkHuman(t *testing.T, r result) {
 	}
 	if n := bytes.Count(r.stdout, []byte("\n")); n > 200 {
 		t.Errorf("printed %d lines without --json: a long result should be summarised with a pointer to --json:\n%s", n, r)
+	}
+}
+
+// TestDiffTextOnTheDemo reads the demo's known numbers in the human text of
+// the diff commands: counts with thousands separators, shares that keep
+// their precision, the change of every table row. Table lines compare by
+// their cells (whitespace-separated), so column widths may change.
+func TestDiffTextOnTheDemo(t *testing.T) {
+	t.Parallel()
+	// The literals below are these numbers, spelt with separators.
+	if demo.OrdersChanged != 4448 || demo.OrdersCreditCardChanged != 2040 || demo.RawPayments != 12029 || demo.NumOrders != 10000 {
+		t.Fatalf("the demo's numbers changed: update the expected text")
+	}
+	for _, tc := range []struct {
+		args  []string
+		lines []string // exact lines, or cells of a table line when prefixed with "|"
+	}{
+		{[]string{"value-diff", "--model", "orders", "--primary-key", "order_id"}, []string{
+			"10,000 keys (order_id): 0 added, 0 removed, 4,448 changed (44.5%)",
+			"|credit_card_amount 7,960 79.6% 16.3077 → 16.4161 (+0.7%)",
+			"|order_id 10,000 100%",
+		}},
+		{[]string{"value-diff-detail", "--model", "orders", "--primary-key", "order_id"}, []string{
+			"differing rows by order_id: 1,000 rows of 8,896 (a changed key shows its base and its current row)",
+			"… 950 more rows (all of them with --json)",
+			"result capped at 1,000: 8,896 rows in all (raise --limit)",
+		}},
+		{[]string{"query-diff", "--sql-template", "select order_id, amount from {{ ref('orders') }}", "--primary-keys", "order_id"}, []string{
+			"by key: 0 added, 0 removed, 4,448 changed",
+		}},
+		{[]string{"row-count-diff"}, []string{
+			"|stg_payments 12,029 12,029 =",
+			"|customer_segments N/A (not_in_manifest) 2,000 added",
+			"|customer_orders_legacy 1,798 N/A (not_in_manifest) removed",
+		}},
+		{[]string{"top-k-diff", "--model", "orders", "--column-name", "status"}, []string{
+			"|completed 6,016 6,016 =",
+			"base: 10,000 non-NULL of 10,000 rows; current: 10,000 non-NULL of 10,000 rows",
+		}},
+		{[]string{"schema-diff"}, []string{
+			"1 column change",
+			"|model.jaffle_shop.customers full_name added — VARCHAR",
+		}},
+		{[]string{"query", "--sql-template", "select count(*) as n, sum(amount) as revenue from {{ ref('orders') }}"}, []string{
+			"1 row",
+			"|10,000 366,214.35",
+		}},
+	} {
+		t.Run(tc.args[0], func(t *testing.T) {
+			r := ripple(t, tc.args...)
+			if r.code != 0 {
+				t.Fatalf("%s", r)
+			}
+			lines := strings.Split(string(r.stdout), "\n")
+			for _, want := range tc.lines {
+				found := false
+				for _, l := range lines {
+					if cells, ok := strings.CutPrefix(want, "|"); ok {
+						found = strings.Join(strings.Fields(l), " ") == cells
+					} else {
+						found = l == want
+					}
+					if found {
+						break
+					}
+				}
+				if !found {
+					t.Errorf("no line %q in:\n%s", want, r.stdout)
+				}
+			}
+		})
 	}
 }
