@@ -205,7 +205,7 @@ func TestDiffTextOnTheDemo(t *testing.T) {
 		{[]string{"value-diff-detail", "--model", "orders", "--primary-key", "order_id"}, []string{
 			"differing rows by order_id: 1,000 rows of 8,896 (a changed key shows its base and its current row)",
 			"… 950 more rows (all of them with --json)",
-			"result capped at 1,000: 8,896 rows in all (raise --limit)",
+			"result capped at 1,000 rows: 8,896 rows in all (raise --limit)",
 		}},
 		{[]string{"query-diff", "--sql-template", "select order_id, amount from {{ ref('orders') }}", "--primary-keys", "order_id"}, []string{
 			"by key: 0 added, 0 removed, 4,448 changed",

@@ -34,6 +34,8 @@ var renderCases = []struct {
 	{"query_diff", "query_diff", func() any { return new(diff.QueryDiffResult) }, Options{}},
 	// query-diff --sql-template "select status, sum(amount) amount from {{ ref('orders') }} group by 1 order by 1"
 	{"query_diff_changed", "query_diff", func() any { return new(diff.QueryDiffResult) }, Options{}},
+	// --max-result-bytes 300 query-diff --sql-template "select order_id, status from {{ ref('orders') }} order by 1"
+	{"query_diff_capped", "query_diff", func() any { return new(diff.QueryDiffResult) }, Options{}},
 	// query-diff --sql-template "select order_id, amount from {{ ref('orders') }} where order_id <= 40" --primary-keys order_id
 	{"query_diff_keys", "query_diff", func() any { return new(diff.QueryDiffResult) }, Options{Limit: 10}},
 	// value-diff --model orders --primary-key order_id
