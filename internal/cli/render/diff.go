@@ -734,6 +734,9 @@ func profileDiff(w io.Writer, out *diff.ProfileDiffResult, o Options) error {
 	if left := len(order) - shown; left > 0 {
 		fmt.Fprintf(w, "… %s more columns (all of them with --json, or pick some with --columns)\n", Int(int64(left)))
 	}
+	if out.Base == nil || out.Current == nil {
+		return nil // one side only: nothing was compared
+	}
 	if len(changes) == 0 {
 		fmt.Fprintln(w, "no change in the profile")
 		return nil

@@ -48,6 +48,8 @@ var renderCases = []struct {
 	{"profile_diff", "profile_diff", func() any { return new(diff.ProfileDiffResult) }, Options{}},
 	// profile-diff --model customers
 	{"profile_diff_customers", "profile_diff", func() any { return new(diff.ProfileDiffResult) }, Options{Width: 140}},
+	// profile-diff --model customer_segments (added: not in base)
+	{"profile_diff_added", "profile_diff", func() any { return new(diff.ProfileDiffResult) }, Options{}},
 	// top-k-diff --model orders --column-name status
 	{"top_k_diff", "top_k_diff", func() any { return new(diff.TopKDiffResult) }, Options{}},
 	// top-k-diff --model orders --column-name amount --k 5
