@@ -727,7 +727,9 @@ func profileDiff(w io.Writer, out *diff.ProfileDiffResult, o Options) error {
 		fmt.Fprintln(w, "(no columns profiled)")
 		return nil
 	}
-	fmt.Fprintln(w, "current values (* = changed since base):")
+	if out.Base != nil && out.Current != nil {
+		fmt.Fprintln(w, "current values (* = changed since base, + only in current, - only in base):")
+	}
 	if err := writeFitted(w, t, o.width()); err != nil {
 		return err
 	}
