@@ -250,18 +250,27 @@ func TestBrowserReview(t *testing.T) {
 	}
 	b.screenshot("value-diff")
 
-	// 4. Approving a check persists it in the state file.
-	b.do("add the value diff to the checklist and approve it",
+	// 4. Adding runs the check, and its successful run approves it
+	// (create_check's contract); withdrawing and giving the approval again
+	// persists it in the state file.
+	b.do("add the value diff to the checklist",
 		clickText("Add to checklist"),
 		chromedp.WaitVisible(chromedp.Search(`//button[contains(., "Added to checklist")]`)),
 		chromedp.Navigate(ts.URL+"/#/checks"),
-		visible(`li.check[data-approved="false"]`),
-		click(`li.check input[type="checkbox"]`),
 		visible(`li.check[data-approved="true"]`),
 	)
 	if last := b.text("read the last run", `li.check .last-run`); !strings.HasPrefix(last, "last run: finished ") {
 		t.Errorf("last run = %q, want finished with a time", last)
 	}
+	if name, pill := b.text("read the check name", `li.check strong`), b.text("read the verdict", `li.check .pill`); name != "Value diff of customers" || pill != "differs" {
+		t.Errorf("check = %q with verdict %q, want \"Value diff of customers\" that differs", name, pill)
+	}
+	b.do("withdraw and give the approval",
+		click(`li.check input[type="checkbox"]`),
+		visible(`li.check[data-approved="false"]`),
+		click(`li.check input[type="checkbox"]`),
+		visible(`li.check[data-approved="true"]`),
+	)
 	b.do("write a note",
 		click(`li.check details.notes summary`),
 		chromedp.SendKeys(chromedp.CSS(`li.check textarea`), "1654 changed: expected, lifetime value now includes refunds"),
