@@ -250,18 +250,27 @@ func TestBrowserReview(t *testing.T) {
 	}
 	b.screenshot("value-diff")
 
-	// 4. Approving a check persists it in the state file.
-	b.do("add the value diff to the checklist and approve it",
+	// 4. Adding runs the check, and its successful run approves it
+	// (create_check's contract); withdrawing and giving the approval again
+	// persists it in the state file.
+	b.do("add the value diff to the checklist",
 		clickText("Add to checklist"),
 		chromedp.WaitVisible(chromedp.Search(`//button[contains(., "Added to checklist")]`)),
 		chromedp.Navigate(ts.URL+"/#/checks"),
-		visible(`li.check[data-approved="false"]`),
-		click(`li.check input[type="checkbox"]`),
 		visible(`li.check[data-approved="true"]`),
 	)
 	if last := b.text("read the last run", `li.check .last-run`); !strings.HasPrefix(last, "last run: finished ") {
 		t.Errorf("last run = %q, want finished with a time", last)
 	}
+	if name, pill := b.text("read the check name", `li.check strong`), b.text("read the verdict", `li.check .pill`); name != "Value diff of customers" || pill != "differs" {
+		t.Errorf("check = %q with verdict %q, want \"Value diff of customers\" that differs", name, pill)
+	}
+	b.do("withdraw and give the approval",
+		click(`li.check input[type="checkbox"]`),
+		visible(`li.check[data-approved="false"]`),
+		click(`li.check input[type="checkbox"]`),
+		visible(`li.check[data-approved="true"]`),
+	)
 	b.do("write a note",
 		click(`li.check details.notes summary`),
 		chromedp.SendKeys(chromedp.CSS(`li.check textarea`), "1654 changed: expected, lifetime value now includes refunds"),
@@ -329,6 +338,13 @@ func TestBrowserReview(t *testing.T) {
 	if n := eval[int](b, "count suggested checks", `document.querySelectorAll('.suggested li').length`); n != 5 {
 		t.Errorf("%d suggested checks, want 5", n)
 	}
+	notImpacted := eval[[]string](b, "read the not-impacted models", `[...document.querySelectorAll('.not-impacted li')].map(li => li.textContent)`)
+	if !slices.Equal(notImpacted, []string{"order_status_events", "payment_method_summary ruled out by column lineage: reads stg_payments.order_id, stg_payments.payment_method", "stg_customers", "stg_orders"}) {
+		t.Errorf("not impacted = %q", notImpacted)
+	}
+	if s := b.text("read the impact summary", `.impact-screen p.summary`); s != "5 modified, 2 downstream, 4 not impacted · classified by column_lineage · at most 4,773 affected rows in one model" {
+		t.Errorf("impact summary = %q", s)
+	}
 	b.screenshot("impact")
 
 	b.do("query",
@@ -346,4 +362,47 @@ func TestBrowserReview(t *testing.T) {
 		t.Errorf("count(*) of orders = %q, want 10,000", n)
 	}
 	b.screenshot("query")
+
+	// A keyed query diff (sql_template, primary_keys): the five statuses' sums differ.
+	_ = eval[bool](b, "preset the diff SQL", `(sessionStorage.setItem('ripple.sql', "select status, sum(amount) as amount from {{ ref('orders') }} group by 1"), true)`)
+	b.do("run a query diff",
+		chromedp.Reload(),
+		visible(`.editor[data-ready="true"] .cm-content`),
+		clickText("Diff base vs current"),
+		chromedp.SendKeys(chromedp.CSS(`input[placeholder="optional, e.g. order_id"]`), "status"),
+		chromedp.Click(chromedp.Search(`//button[text()="Run"]`), chromedp.NodeVisible),
+		visible(`.diffview[data-type="query_diff"] .summary`),
+	)
+	if s := b.text("read the query diff", `.diffview[data-type="query_diff"] .summary`); s != "0 added, 0 removed, 5 changed" {
+		t.Errorf("query diff summary = %q, want 0 added, 0 removed, 5 changed", s)
+	}
+	if n := eval[int](b, "count the differing rows", `document.querySelectorAll('.diffview[data-type="query_diff"] tbody tr').length`); n != 10 {
+		t.Errorf("%d differing rows shown, want 10 (each changed status in base and in current)", n)
+	}
+
+	// Row counts, top-k and histogram of orders from the model panel.
+	b.do("open orders", chromedp.Navigate(ts.URL+"/#/model/model.jaffle_shop.orders"), visible(`section.panel[aria-label="Model orders"]`))
+	b.do("row counts of orders",
+		clickText("Data diffs"),
+		click(`button[data-diff="row_count_diff"]`),
+		visible(`.diffview[data-type="row_count_diff"] tr[data-model="orders"]`),
+	)
+	rc := eval[[]string](b, "read the row counts", `[...document.querySelectorAll('.diffview tr[data-model="orders"] td')].map(td => td.textContent)`)
+	if !slices.Equal(rc, []string{"orders", "10,000", "10,000", "0"}) {
+		t.Errorf("row counts of orders = %q, want 10,000 in both and delta 0", rc)
+	}
+	bars := func(step string) map[string]string {
+		return eval[map[string]string](b, step, `Object.fromEntries([...document.querySelectorAll('.diffview g.bar-row')].map(g => [g.dataset.label, g.querySelector('.bar-value').textContent]))`)
+	}
+	_ = eval[bool](b, "pick status for top-k", `(s => (s.value = 'status', s.dispatchEvent(new Event('change', {bubbles: true})), true))(document.querySelector('select[aria-label="Top-k column"]'))`)
+	b.do("top-k of orders.status", click(`button[data-diff="top_k_diff"]`), visible(`.diffview[data-type="top_k_diff"] g.bar-row`))
+	if got, want := bars("read the top-k bars"), map[string]string{"completed": "6,016", "shipped": "1,484", "placed": "1,198", "returned": "801", "return_pending": "501"}; !maps.Equal(got, want) {
+		t.Errorf("top-k of orders.status = %v, want %v", got, want)
+	}
+	_ = eval[bool](b, "pick amount for the histogram", `(s => (s.value = 'amount', s.dispatchEvent(new Event('change', {bubbles: true})), true))(document.querySelector('select[aria-label="Histogram column"]'))`)
+	b.do("histogram of orders.amount", click(`button[data-diff="histogram_diff"]`), visible(`.diffview[data-type="histogram_diff"] g.bar-row`))
+	if h := bars("read the histogram bars"); len(h) != 20 || h["1-6.8895"] != "765 → 758" || h["6.8895-12.779"] != "884 → 874" {
+		t.Errorf("histogram of orders.amount = %v, want 20 bins starting 1-6.8895 765 → 758, 6.8895-12.779 884 → 874", h)
+	}
+	b.screenshot("histogram")
 }

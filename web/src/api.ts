@@ -230,7 +230,8 @@ export interface ModelDetail {
 }
 
 function modelSide(s: Json): ModelSide | null {
-  if (!s) return null;
+  // get_model answers {} for the side a model is absent from.
+  if (!s || !s.unique_id) return null;
   const cols: Record<string, Json> = s.columns ?? {};
   const order: string[] = s.column_order ?? Object.keys(cols);
   const pk = s.primary_key_detail?.columns ?? (s.primary_key ? [].concat(s.primary_key) : []);
@@ -289,20 +290,29 @@ export interface SchemaDiff {
   changes: SchemaChange[];
   /** complete, or partial when some nodes could not be compared */
   coverage: string;
+  /** rows beyond SCHEMA_ROWS exist */
+  more: boolean;
 }
 
+const SCHEMA_ROWS = 10000;
+
+/** schema_diff's rows: the result itself is the DataFrame. */
+function schemaChanges(j: Json): SchemaChange[] {
+  return records(frame(j)).map((r) => ({
+    nodeId: r.node_id as string,
+    column: r.column as string,
+    status: r.change_status as string,
+    baseType: (r.base_type as string) ?? null,
+    currentType: (r.current_type as string) ?? null,
+  }));
+}
+
+/** Every node's changes, uncapped by rows (the default row cap is 100). */
 export async function schemaDiff(nodeIds?: string[]): Promise<SchemaDiff> {
-  const j = await callOp('schema_diff', nodeIds ? { node_ids: nodeIds } : {});
-  return {
-    changes: records(frame(j.changes)).map((r) => ({
-      nodeId: r.node_id as string,
-      column: r.column as string,
-      status: r.change_status as string,
-      baseType: (r.base_type as string) ?? null,
-      currentType: (r.current_type as string) ?? null,
-    })),
-    coverage: j.schema_coverage?.status ?? 'unknown',
-  };
+  const args: Json = { limit: SCHEMA_ROWS };
+  if (nodeIds) args.node_id = nodeIds;
+  const j = await callOp('schema_diff', args);
+  return { changes: schemaChanges(j), coverage: j.schema_coverage?.status ?? 'unknown', more: !!j.more };
 }
 
 // ---------------------------------------------------------------- diffs
@@ -318,11 +328,11 @@ export const diffArgs = {
   valueDetail: (model: string, primaryKey: string[], limit = 200) => ({ model, primary_key: primaryKey, limit }),
   topK: (model: string, column: string, k = 10) => ({ model, column_name: column, k }),
   histogram: (model: string, column: string, bins = 20) => ({ model, column_name: column, num_bins: bins }),
-  query: (sql: string, base: boolean) => (base ? { sql, base: true } : { sql }),
+  query: (sql: string, base: boolean) => (base ? { sql_template: sql, base: true } : { sql_template: sql }),
   queryDiff: (sql: string, primaryKeys: string[], baseSql?: string) => {
-    const a: Json = { sql };
+    const a: Json = { sql_template: sql };
     if (primaryKeys.length) a.primary_keys = primaryKeys;
-    if (baseSql) a.base_sql = baseSql;
+    if (baseSql) a.base_sql_template = baseSql;
     return a;
   },
 };
@@ -331,8 +341,11 @@ export interface RowCount {
   model: string;
   base: number | null;
   current: number | null;
+  /** why a count is null (table_not_found, not_in_manifest, …) */
   baseStatus?: string;
   currentStatus?: string;
+  baseMessage?: string;
+  currentMessage?: string;
 }
 
 export interface ValueDiff {
@@ -366,7 +379,10 @@ export interface QueryDiff {
   summary?: { added: number; removed: number; changed: number };
 }
 
-export type DiffResult =
+/** A diff result with the warning that applies to all of it (single environment, …). */
+export type DiffResult = DiffBody & { warning?: string };
+
+type DiffBody =
   | { type: 'row_count_diff'; rows: RowCount[] }
   | { type: 'profile_diff'; base: Frame | null; current: Frame | null }
   | { type: 'value_diff'; value: ValueDiff }
@@ -375,22 +391,32 @@ export type DiffResult =
   | { type: 'histogram_diff'; histogram: Histogram }
   | { type: 'query'; frame: Frame | null; sql?: string }
   | { type: 'query_diff'; diff: QueryDiff }
-  | { type: 'schema_diff'; schema: SchemaChange[] }
+  | { type: 'schema_diff'; schema: SchemaChange[]; coverage: string }
   | { type: 'other'; op: string; raw: unknown };
 
 /** Parses the result of a diff operation (or a check run of that type). */
 export function parseDiff(type: string, j: Json): DiffResult {
+  const body = diffBody(type, j ?? {});
+  return typeof j?._warning === 'string' && j._warning ? { ...body, warning: j._warning } : body;
+}
+
+function diffBody(type: string, j: Json): DiffBody {
   switch (type) {
     case 'row_count_diff':
+      // Flat, as the seed's: {<model>: {base, curr, base_meta, curr_meta}, run_id, _warning}.
       return {
         type,
-        rows: Object.entries(j.models ?? {}).map(([model, v]: [string, Json]) => ({
-          model,
-          base: v.base ?? null,
-          current: v.current ?? null,
-          baseStatus: v.base_meta?.status,
-          currentStatus: v.current_meta?.status,
-        })),
+        rows: Object.entries<Json>(j)
+          .filter(([k, v]) => k !== 'run_id' && !k.startsWith('_') && v && typeof v === 'object')
+          .map(([model, v]) => ({
+            model,
+            base: v.base ?? null,
+            current: v.curr ?? null,
+            baseStatus: v.base_meta?.status,
+            currentStatus: v.curr_meta?.status,
+            baseMessage: v.base_meta?.message,
+            currentMessage: v.curr_meta?.message,
+          })),
       };
     case 'profile_diff':
       return { type, base: frame(j.base), current: frame(j.current) };
@@ -428,16 +454,7 @@ export function parseDiff(type: string, j: Json): DiffResult {
     case 'query_diff':
       return { type, diff: { base: frame(j.base), current: frame(j.current), diff: frame(j.diff), summary: j.summary } };
     case 'schema_diff':
-      return {
-        type,
-        schema: records(frame(j.changes)).map((r) => ({
-          nodeId: r.node_id as string,
-          column: r.column as string,
-          status: r.change_status as string,
-          baseType: (r.base_type as string) ?? null,
-          currentType: (r.current_type as string) ?? null,
-        })),
-      };
+      return { type, schema: schemaChanges(j), coverage: j.schema_coverage?.status ?? 'unknown' };
   }
   return { type: 'other', op: type, raw: j };
 }
@@ -472,6 +489,8 @@ export interface ImpactModel {
   dataImpact: string;
   affectedRows: number | null;
   valueDiffSkipped?: string;
+  /** a problem with this model's comparison */
+  warning?: string;
   nextAction: NextAction | null;
 }
 
@@ -492,18 +511,21 @@ export interface Impact {
   downstreamCount: number;
   maxAffectedRows: number | null;
   classificationSource: string;
+  warning?: string;
 }
 
 export async function impactAnalysis(): Promise<Impact> {
-  const j = await callOp('impact_analysis', {});
-  const models = (j.impacted_models ?? j.confirmed_impacted_models ?? []).map(
+  // detail=full: the compact default shortens verified-unchanged models to
+  // a row without unique_id or row counts, and drops the column-lineage evidence.
+  const j = await callOp('impact_analysis', { detail: 'full' });
+  const models = (j.confirmed_impacted_models ?? []).map(
     (m: Json): ImpactModel => ({
       name: m.name,
       id: m.unique_id,
       classification: m.classification,
       changeStatus: m.change_status ?? null,
       changeCategory: m.change_category,
-      changedColumns: m.changed_columns ?? [],
+      changedColumns: m.code_changed_columns ?? [],
       rowsBase: m.row_count?.base ?? null,
       rowsCurrent: m.row_count?.current ?? null,
       rowsDelta: m.row_count?.delta ?? null,
@@ -516,6 +538,7 @@ export async function impactAnalysis(): Promise<Impact> {
       dataImpact: m.data_impact,
       affectedRows: m.affected_row_count ?? null,
       valueDiffSkipped: m.value_diff_skipped,
+      warning: m.warning,
       nextAction: m.next_action
         ? { tool: m.next_action.tool, arguments: m.next_action.arguments ?? {}, reason: m.next_action.reason, priority: m.next_action.priority }
         : null,
@@ -531,6 +554,7 @@ export async function impactAnalysis(): Promise<Impact> {
     downstreamCount: j.downstream_count,
     maxAffectedRows: j.max_affected_row_count ?? null,
     classificationSource: j.classification_source,
+    warning: j._warning,
   };
 }
 
@@ -668,13 +692,24 @@ function run(type: string, r: Json): CheckRun {
   return { id: r.run_id, status: r.status, error: r.error, result: r.result != null ? parseDiff(type, r.result) : null };
 }
 
-/** create_check; with run, the check gets its evidence at once. Same type and params update the check. */
-export async function createCheck(c: { type: string; params: object; name?: string; description?: string; run: boolean }) {
-  const args: Json = { type: c.type, params: c.params, run: c.run };
-  if (c.name) args.name = c.name;
+export interface CreatedCheck {
+  id: string;
+  /** false: a check of the same type and params existed (renamed, re-described) */
+  created: boolean;
+  runExecuted: boolean;
+  runError?: string;
+  runId?: string;
+}
+
+/**
+ * create_check; with run, the check gets its evidence at once and a
+ * successful run approves it. Same type and params update the check.
+ */
+export async function createCheck(c: { type: string; params: object; name: string; description?: string; run: boolean }): Promise<CreatedCheck> {
+  const args: Json = { type: c.type, params: c.params, name: c.name, run: c.run };
   if (c.description !== undefined) args.description = c.description;
   const j = await callOp('create_check', args);
-  return { id: j.check_id as string, created: !!j.created, check: check(j.check), run: j.run ? run(c.type, j.run) : null };
+  return { id: j.check_id, created: !!j.created, runExecuted: !!j.run_executed, runError: j.run_error, runId: j.run_id };
 }
 
 export async function runCheck(id: string, type: string): Promise<CheckRun> {

@@ -16,6 +16,7 @@ export interface CheckSpec {
 export function DiffView({ result, check }: { result: DiffResult; check?: CheckSpec }) {
   return (
     <div class="diffview" data-type={result.type}>
+      {result.warning ? <p class="warn" data-testid="diff-warning">{result.warning}</p> : null}
       <Body r={result} />
       {check ? <AddToChecklist spec={check} /> : null}
     </div>
@@ -39,8 +40,8 @@ function Body({ r }: { r: DiffResult }) {
             {r.rows.map((x) => (
               <tr key={x.model} data-model={x.model}>
                 <td>{x.model}</td>
-                <td class="num">{x.base ?? `N/A (${x.baseStatus})`}</td>
-                <td class="num">{x.current ?? `N/A (${x.currentStatus})`}</td>
+                <td class="num" title={x.baseMessage}>{x.base !== null ? fmtNum(x.base) : `N/A (${x.baseStatus ?? 'not counted'})`}</td>
+                <td class="num" title={x.currentMessage}>{x.current !== null ? fmtNum(x.current) : `N/A (${x.currentStatus ?? 'not counted'})`}</td>
                 <td class="num">{x.base !== null && x.current !== null ? signed(x.current - x.base) : ''}</td>
               </tr>
             ))}
@@ -108,6 +109,10 @@ function Body({ r }: { r: DiffResult }) {
       );
     }
     case 'schema_diff':
+      if (r.schema.length === 0) {
+        // No rows is "no change" only when every node could be compared.
+        return <p class="summary">{r.coverage === 'complete' ? 'No column changes.' : `No column changes found; schema coverage is ${r.coverage}.`}</p>;
+      }
       return (
         <table class="grid compact" aria-label="Schema changes">
           <thead>
@@ -155,6 +160,7 @@ function detailRow(f: Frame | null) {
 export function AddToChecklist({ spec, run = true }: { spec: CheckSpec; run?: boolean }) {
   const can = useCan('create_check');
   const [state, setState] = useState<'idle' | 'busy' | 'done' | Error>('idle');
+  const [runError, setRunError] = useState<string | undefined>();
   if (!can) return null;
   return (
     <p class="add-check">
@@ -164,7 +170,9 @@ export function AddToChecklist({ spec, run = true }: { spec: CheckSpec; run?: bo
         onClick={async () => {
           setState('busy');
           try {
-            await createCheck({ type: spec.type, params: spec.params, name: spec.name, run });
+            const c = await createCheck({ type: spec.type, params: spec.params, name: spec.name, run });
+            // The check is saved either way; a failed run leaves it unapproved.
+            setRunError(c.runError);
             setState('done');
           } catch (e) {
             setState(e as Error);
@@ -174,6 +182,7 @@ export function AddToChecklist({ spec, run = true }: { spec: CheckSpec; run?: bo
         {state === 'done' ? 'Added to checklist ✓' : state === 'busy' ? 'Adding…' : 'Add to checklist'}
       </button>
       {state instanceof Error ? <span class="error"> {state.message}</span> : null}
+      {runError ? <span class="error"> its run failed: {runError}</span> : null}
     </p>
   );
 }

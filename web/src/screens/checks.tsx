@@ -50,7 +50,8 @@ function CheckItem({ c, index, last, canWrite, onChange }: { c: Check; index: nu
       setBusy(null);
     }
   };
-  const status = c.lastRunStatus ? `${c.lastRunStatus} ${fmtTime(c.lastRunAt)}` : 'never run';
+  // Run statuses are the seed's spellings (Finished, Failed, Cancelled).
+  const status = c.lastRunStatus ? `${c.lastRunStatus.toLowerCase()} ${fmtTime(c.lastRunAt)}` : 'never run';
   return (
     <li class={`check ${c.approved ? 'approved' : ''}`} data-check-id={c.id} data-approved={c.approved ? 'true' : 'false'}>
       <div class="check-head">

@@ -1,7 +1,7 @@
 // Impact triage: impact_analysis as a verdict table. Each next_action runs
 // with one click; suggested checks go to the checklist.
 import { useState } from 'preact/hooks';
-import { type DiffResult, type ImpactModel, parseDiff, callOp } from '../api';
+import { callOp, type DiffResult, type Impact, type ImpactModel, parseDiff } from '../api';
 import { AddToChecklist, DiffView } from '../components/diffview';
 import { useInfo } from '../context';
 import { useImpact } from '../impactstore';
@@ -21,10 +21,11 @@ export function ImpactScreen() {
         </button>
       </p>
       {impact.error ? <p class="error">{impact.error.message}</p> : null}
+      {d?.warning ? <p class="warn">{d.warning}</p> : null}
       {d ? (
         <>
           <p class="summary">
-            {d.modifiedCount} modified, {d.downstreamCount} downstream, {d.notImpacted.length + d.notImpactedByLineage.length} not impacted · classified by{' '}
+            {d.modifiedCount} modified, {d.downstreamCount} downstream, {d.notImpacted.length} not impacted · classified by{' '}
             {d.classificationSource}
             {d.maxAffectedRows !== null ? ` · at most ${fmtNum(d.maxAffectedRows)} affected rows in one model` : ''}
           </p>
@@ -46,18 +47,7 @@ export function ImpactScreen() {
               ))}
             </tbody>
           </table>
-          {d.notImpactedByLineage.length ? (
-            <section>
-              <h2>Not impacted, by column lineage</h2>
-              <ul>
-                {d.notImpactedByLineage.map((n) => (
-                  <li key={n.id}>
-                    <a href={href('model', n.id)}>{n.name}</a> <span class="muted">reads {n.reads.join(', ')}</span>
-                  </li>
-                ))}
-              </ul>
-            </section>
-          ) : null}
+          {d.notImpacted.length ? <NotImpacted names={d.notImpacted} byLineage={d.notImpactedByLineage} /> : null}
           {d.suggested.length ? (
             <section>
               <h2>Suggested checks</h2>
@@ -80,6 +70,27 @@ export function ImpactScreen() {
         </>
       ) : null}
     </div>
+  );
+}
+
+/** The models no data-affecting change reaches; column lineage's evidence beside those it ruled out. */
+function NotImpacted({ names, byLineage }: { names: string[]; byLineage: Impact['notImpactedByLineage'] }) {
+  const evidence = new Map(byLineage.map((n) => [n.name, n]));
+  return (
+    <section>
+      <h2>Not impacted ({names.length})</h2>
+      <ul class="not-impacted">
+        {names.map((name) => {
+          const n = evidence.get(name);
+          return (
+            <li key={name} data-model={name}>
+              {n ? <a href={href('model', n.id)}>{name}</a> : name}
+              {n ? <span class="muted"> ruled out by column lineage: reads {n.reads.join(', ')}</span> : null}
+            </li>
+          );
+        })}
+      </ul>
+    </section>
   );
 }
 
@@ -107,6 +118,7 @@ function Row({ m }: { m: ImpactModel }) {
       <tr data-model={m.name} data-impact={m.dataImpact}>
         <td>
           <a href={href('model', m.id)}>{m.name}</a>
+          {m.warning ? <p class="warn">{m.warning}</p> : null}
         </td>
         <td>
           {m.changeStatus ?? m.classification}

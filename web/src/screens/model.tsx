@@ -53,7 +53,9 @@ export function ModelPanel({ id, onClose }: { id: string; onClose: () => void })
       {tab === 'code' && model.data ? <CodeDiff base={base?.code ?? null} current={cur?.code ?? null} /> : null}
       {tab === 'diffs' && side ? <Diffs name={name} columns={side.columns.map((c) => ({ name: c.name, type: c.type ?? '' }))} pk={side.primaryKey} /> : null}
 
-      {schema.data?.coverage === 'partial' ? <p class="muted">Schema coverage is partial: one side has no catalog for some nodes.</p> : null}
+      {schema.data && schema.data.coverage !== 'complete' ? (
+        <p class="muted">Schema coverage is {schema.data.coverage}: one side has no catalog columns for some nodes, so a missing badge is not evidence of no change.</p>
+      ) : null}
     </section>
   );
 }
