@@ -197,6 +197,19 @@ func dateBinsSQL(d sqlDialect, baseRel, curRel string, c diffColumn, unit string
 
 func fmtNum(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
 
+// edgeLabel formats a bin edge with five significant digits of the width.
+func edgeLabel(f, width float64) string {
+	if width <= 0 || math.IsInf(width, 0) || math.IsNaN(width) {
+		return fmtNum(f)
+	}
+	dec := min(max(4-int(math.Floor(math.Log10(width))), 0), 12)
+	s := strconv.FormatFloat(f, 'f', dec, 64)
+	if strings.Contains(s, ".") {
+		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	}
+	return s
+}
+
 // HistogramDiff bins a numeric or date/time column with edges shared by both
 // environments (from the min and max of both). Integer columns get integer
 // bin widths (one bin per value when the range is smaller than num_bins);
@@ -267,8 +280,11 @@ func HistogramDiff(ctx context.Context, env Env, in HistogramDiffInput) (*Histog
 			}
 			res.BinEdges = append(res.BinEdges, e)
 		}
+		// Labels round the edges to five significant digits of the bin
+		// width, so float noise (30.44749999999998) does not reach people;
+		// bin_edges keep the exact values.
 		for i := 0; i < bins; i++ {
-			res.Labels = append(res.Labels, fmtNum(res.BinEdges[i].(float64))+"-"+fmtNum(res.BinEdges[i+1].(float64)))
+			res.Labels = append(res.Labels, edgeLabel(res.BinEdges[i].(float64), size)+"-"+edgeLabel(res.BinEdges[i+1].(float64), size))
 		}
 	}
 	res.Base.Counts, res.Current.Counts = make([]int64, bins), make([]int64, bins)

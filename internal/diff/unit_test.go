@@ -134,3 +134,23 @@ func FuzzRenderSQL(f *testing.F) {
 		}
 	})
 }
+
+// TestEdgeLabel: histogram labels carry five significant digits of the bin
+// width and no float noise; the exact edges stay in bin_edges.
+func TestEdgeLabel(t *testing.T) {
+	for _, c := range []struct {
+		edge, width float64
+		want        string
+	}{
+		{30.44749999999998, 5.8895, "30.4475"},
+		{1, 5.8895, "1"},
+		{6.8895, 5.8895, "6.8895"},
+		{1234.5678, 250, "1234.57"},
+		{0.0001234567, 0.00001, "0.000123457"},
+		{-3.5, 0, "-3.5"},
+	} {
+		if got := edgeLabel(c.edge, c.width); got != c.want {
+			t.Errorf("edgeLabel(%v, %v) = %q, want %q", c.edge, c.width, got, c.want)
+		}
+	}
+}

@@ -193,7 +193,7 @@ func suggestedChecks(models []*Model) []SuggestedCheck {
 	if len(schemaIDs) > 0 {
 		out = append(out, SuggestedCheck{Type: "schema_diff", Name: "Schema of changed models",
 			Description: "Column changes of the modified models.",
-			Params:      map[string]any{"node_ids": schemaIDs}})
+			Params:      map[string]any{"node_id": schemaIDs}})
 	}
 	return out
 }
