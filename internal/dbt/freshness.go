@@ -116,7 +116,11 @@ func BaseFreshness(ctx context.Context, env *Env, paths Paths, opts FreshnessOpt
 		}
 	}
 	f.Status = BaseFresh
-	f.Reason = fmt.Sprintf("the base artifacts were generated %s ago, within the age limit", HumanDuration(f.Age))
+	if opts.NoAgeLimit {
+		f.Reason = fmt.Sprintf("the base artifacts were generated %s ago (no age limit)", HumanDuration(f.Age))
+	} else {
+		f.Reason = fmt.Sprintf("the base artifacts were generated %s ago, within the age limit of %s", HumanDuration(f.Age), HumanDuration(maxAge))
+	}
 	if f.BaseCommit != "" {
 		f.Reason += fmt.Sprintf(", and after the newest %s commit this branch contains", branch)
 	} else {
