@@ -76,7 +76,7 @@ func TestCheckBaseNegativeMaxAge(t *testing.T) {
 		{"serve", "--max-age", "-1h", "--port", "0"},
 	} {
 		r := execRipple(t, append([]string{"--project-dir", suite.demoDir}, args...)...)
-		if r.code != 2 || len(r.stdout) != 0 || !strings.Contains(string(r.stderr), "--max-age: the age limit must not be negative") {
+		if r.code != 2 || len(r.stdout) != 0 || !strings.Contains(string(r.stderr), "--max-age: the age limit must not be negative (got -1 hour): pass e.g. 48h, or 0 for no limit") {
 			t.Errorf("exit %d, want 2, no answer and the reason on stderr:\n%s", r.code, r)
 		}
 		if strings.Contains(string(r.stdout), "fresh") {

@@ -291,7 +291,7 @@ func TestCheckBase(t *testing.T) {
 	}
 
 	// A negative age limit is a usage error, not "everything is stale".
-	if r := p.ripple(t, "check-base", "--max-age", "-1h"); r.code != 2 || !strings.Contains(r.err, "--max-age: the age limit must not be negative (got -1h0m0s)") {
+	if r := p.ripple(t, "check-base", "--max-age", "-1h"); r.code != 2 || !strings.Contains(r.err, "--max-age: the age limit must not be negative (got -1 hour)") {
 		t.Errorf("--max-age -1h: exit %d\n%s", r.code, r.err)
 	}
 	// --max-age 0 turns the age rule off.

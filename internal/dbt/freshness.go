@@ -38,7 +38,7 @@ type FreshnessOptions struct {
 // ValidateMaxAge rejects an age limit that cannot be meant.
 func ValidateMaxAge(d time.Duration) error {
 	if d < 0 {
-		return fmt.Errorf("the age limit must not be negative (got %s): pass e.g. 48h, or 0 for no limit", d)
+		return fmt.Errorf("the age limit must not be negative (got %s): pass e.g. 48h, or 0 for no limit", HumanDuration(d))
 	}
 	return nil
 }
