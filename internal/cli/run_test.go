@@ -286,7 +286,7 @@ func TestCheckBase(t *testing.T) {
 
 	r = p.ripple(t, "check-base", "--json", "--max-age", "1ns")
 	st = checkBaseJSON(t, r)
-	if r.code != 1 || st.Status != "stale_time" || st.ExitCode != 1 || !strings.Contains(st.Reason, "limit 1ns") || !strings.Contains(st.Reason, "dbt docs generate --target-path target-base") {
+	if r.code != 1 || st.Status != "stale_time" || st.ExitCode != 1 || !strings.Contains(st.Reason, "limit 1ns") || !strings.Contains(st.Reason, "dbt docs generate --target prod --target-path target-base") {
 		t.Errorf("--max-age 1ns: exit %d, %+v", r.code, st)
 	}
 

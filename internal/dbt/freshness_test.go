@@ -73,7 +73,7 @@ func TestCheckBaseFreshnessReasons(t *testing.T) {
 		prefix string
 	}{
 		{"old, default limit", old, FreshnessOptions{}, BaseStaleTime,
-			"the base artifacts were generated 547 days 9 hours ago (limit 2 days); rebuild them on main with `"},
+			"the base artifacts were generated 547 days 9 hours ago (limit 2 days); rebuild them on main with `dbt run --target prod` and `dbt docs generate --target prod --target-path target-base` (prod: the target of the base's own schema)"},
 		{"old, no age limit", old, FreshnessOptions{NoAgeLimit: true}, BaseFresh,
 			"the base artifacts were generated 547 days 9 hours ago (no age limit); no git history of main to compare with"},
 		{"recent, default limit", recent, FreshnessOptions{}, BaseFresh,
