@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -77,13 +79,14 @@ func runDemo(ctx context.Context, g *Globals, ios IOStreams, reg *ops.Registry, 
 	}
 	fmt.Fprintf(ios.Out, "\nExplore it (%.1fs in all):\n", time.Since(start).Seconds())
 	flags := fmt.Sprintf("--project-dir %s --duckdb %s", rel, filepath.Join(rel, filepath.Base(built.DBPath)))
+	self := selfCommand()
 	for _, ex := range []string{
 		"lineage-diff", "value-diff --model orders --primary-key order_id",
 		"profile-diff --model customers", "render-lineage-mermaid", "impact-analysis --json",
 	} {
-		fmt.Fprintf(ios.Out, "  ripple %s %s\n", flags, ex)
+		fmt.Fprintf(ios.Out, "  %s %s %s\n", self, flags, ex)
 	}
-	fmt.Fprintf(ios.Out, "Review it in a browser:\n  ripple %s serve    (then open http://127.0.0.1:8000/; or run `ripple demo --serve`)\n", flags)
+	fmt.Fprintf(ios.Out, "Review it in a browser:\n  %s %s serve    (then open http://127.0.0.1:8000/; or run `%s demo --serve`)\n", self, flags, self)
 	if !o.Serve {
 		return nil
 	}
@@ -92,4 +95,51 @@ func runDemo(ctx context.Context, g *Globals, ios IOStreams, reg *ops.Registry, 
 	ds := dg.NewSession(ios)
 	defer ds.Close()
 	return serveUI(ctx, &dg, ios, reg, ds, &o.serve)
+}
+
+// selfCommand is how the user can run this very binary again, so the
+// demo's "Explore it" lines can be pasted as they are: "ripple" when that
+// name on the PATH is this binary, "go run ./cmd/ripple" under `go run`
+// (its binary lives in a temporary go-build directory), else the path.
+func selfCommand() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return "ripple"
+	}
+	onPath, _ := exec.LookPath("ripple")
+	wd, _ := os.Getwd()
+	return runnableCommand(exe, onPath, wd)
+}
+
+// runnableCommand is selfCommand's decision for the executable exe, the
+// "ripple" found on the PATH (empty when none) and the working directory.
+func runnableCommand(exe, onPath, wd string) string {
+	if onPath != "" {
+		a, errA := os.Stat(exe)
+		b, errB := os.Stat(onPath)
+		if errA == nil && errB == nil && os.SameFile(a, b) {
+			return "ripple"
+		}
+	}
+	if strings.Contains(filepath.ToSlash(exe), "/go-build") {
+		return "go run ./cmd/ripple"
+	}
+	if wd != "" {
+		if r, err := filepath.Rel(wd, exe); err == nil && !strings.HasPrefix(r, "..") {
+			exe = "." + string(filepath.Separator) + r
+		}
+	}
+	return shellQuote(exe)
+}
+
+// shellQuote quotes s for a POSIX shell when it holds anything but
+// characters safe in a path.
+func shellQuote(s string) string {
+	safe := func(r rune) bool {
+		return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("_./-+:@%", r)
+	}
+	if s != "" && strings.IndexFunc(s, func(r rune) bool { return !safe(r) }) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

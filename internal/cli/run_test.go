@@ -286,12 +286,12 @@ func TestCheckBase(t *testing.T) {
 
 	r = p.ripple(t, "check-base", "--json", "--max-age", "1ns")
 	st = checkBaseJSON(t, r)
-	if r.code != 1 || st.Status != "stale_time" || st.ExitCode != 1 || !strings.Contains(st.Reason, "limit 1ns") || !strings.Contains(st.Reason, "dbt docs generate --target-path target-base") {
+	if r.code != 1 || st.Status != "stale_time" || st.ExitCode != 1 || !strings.Contains(st.Reason, "limit 1ns") || !strings.Contains(st.Reason, "dbt docs generate --target prod --target-path target-base") {
 		t.Errorf("--max-age 1ns: exit %d, %+v", r.code, st)
 	}
 
 	// A negative age limit is a usage error, not "everything is stale".
-	if r := p.ripple(t, "check-base", "--max-age", "-1h"); r.code != 2 || !strings.Contains(r.err, "--max-age: the age limit must not be negative (got -1h0m0s)") {
+	if r := p.ripple(t, "check-base", "--max-age", "-1h"); r.code != 2 || !strings.Contains(r.err, "--max-age: the age limit must not be negative (got -1 hour)") {
 		t.Errorf("--max-age -1h: exit %d\n%s", r.code, r.err)
 	}
 	// --max-age 0 turns the age rule off.

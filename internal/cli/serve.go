@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ripple-data/ripple/internal/checks"
+	"github.com/ripple-data/ripple/internal/dbt"
 	"github.com/ripple-data/ripple/internal/ops"
 	"github.com/ripple-data/ripple/internal/web"
 )
@@ -38,15 +39,15 @@ func (o *serveOptions) bindListen(cmd *cobra.Command) {
 	f.StringVar(&o.Host, "host", "127.0.0.1", "interface to listen on; anything but loopback requires the token in "+TokenEnv)
 	f.IntVar(&o.Port, "port", 8000, "port to listen on (0 picks a free one)")
 	f.BoolVar(&o.ReadOnly, "read-only", false, "refuse and hide check writes (create, run, approve, reorder, delete)")
-	o.Config, o.MaxAge, o.BaseBranch = checks.DefaultConfigFile, 7*24*time.Hour, "main"
+	o.Config, o.MaxAge, o.BaseBranch = checks.DefaultConfigFile, dbt.DefaultBaseMaxAge, dbt.DefaultBaseBranch
 }
 
 func (o *serveOptions) bind(cmd *cobra.Command) {
 	o.bindListen(cmd)
 	f := cmd.Flags()
 	f.StringVar(&o.Config, "config", checks.DefaultConfigFile, "preset checks file, relative to the project dir (applied at start when it exists)")
-	f.DurationVar(&o.MaxAge, "max-age", 7*24*time.Hour, "base artifacts older than this are shown as stale (as ripple check-base)")
-	f.StringVar(&o.BaseBranch, "base-branch", "main", "git branch the base artifacts are built from (staleness, as ripple check-base)")
+	f.DurationVar(&o.MaxAge, "max-age", dbt.DefaultBaseMaxAge, "base artifacts older than this are shown as stale (the rule and default of ripple check-base; 0: no age limit)")
+	f.StringVar(&o.BaseBranch, "base-branch", dbt.DefaultBaseBranch, "git branch the base artifacts are built from (staleness, as ripple check-base)")
 }
 
 func newServeCmd(g *Globals, ios IOStreams, reg *ops.Registry) *cobra.Command {
@@ -60,6 +61,9 @@ func newServeCmd(g *Globals, ios IOStreams, reg *ops.Registry) *cobra.Command {
 			"opened read-only, as everywhere.",
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
+			if err := dbt.ValidateMaxAge(o.MaxAge); err != nil {
+				return usageError{fmt.Errorf("--max-age: %w", err)}
+			}
 			s := g.NewSession(ios)
 			defer s.Close()
 			return serveUI(c.Context(), g, ios, reg, s, o)

@@ -38,7 +38,7 @@ type FreshnessOptions struct {
 // ValidateMaxAge rejects an age limit that cannot be meant.
 func ValidateMaxAge(d time.Duration) error {
 	if d < 0 {
-		return fmt.Errorf("the age limit must not be negative (got %s): pass e.g. 48h, or 0 for no limit", d)
+		return fmt.Errorf("the age limit must not be negative (got %s): pass e.g. 48h, or 0 for no limit", HumanDuration(d))
 	}
 	return nil
 }
@@ -93,7 +93,10 @@ func BaseFreshness(ctx context.Context, env *Env, paths Paths, opts FreshnessOpt
 	if now.IsZero() {
 		now = time.Now()
 	}
-	rebuild := "dbt docs generate --target-path " + paths.TargetBasePath
+	// The base needs its own schema, so the hint builds it with a target of
+	// its own: docs of the dev target would compare the branch with itself.
+	rebuild := "dbt run --target prod` and `dbt docs generate --target prod --target-path " + paths.TargetBasePath +
+		"` (prod: the target of the base's own schema"
 	f := Freshness{GeneratedAt: env.Manifest.Metadata.GeneratedAt}
 	built := env.ModTime
 	if t, err := time.Parse(time.RFC3339Nano, f.GeneratedAt); err == nil {
@@ -102,7 +105,7 @@ func BaseFreshness(ctx context.Context, env *Env, paths Paths, opts FreshnessOpt
 	f.Age = now.Sub(built)
 	if !opts.NoAgeLimit && f.Age > maxAge {
 		f.Status = BaseStaleTime
-		f.Reason = fmt.Sprintf("the base artifacts were generated %s ago (limit %s); rebuild them on %s with `%s`",
+		f.Reason = fmt.Sprintf("the base artifacts were generated %s ago (limit %s); rebuild them on %s with `%s)",
 			HumanDuration(f.Age), HumanDuration(maxAge), branch, rebuild)
 		return f, nil
 	}
@@ -110,13 +113,17 @@ func BaseFreshness(ctx context.Context, env *Env, paths Paths, opts FreshnessOpt
 		f.BaseCommit = commit
 		if when.After(built) {
 			f.Status = BaseStaleSHA
-			f.Reason = fmt.Sprintf("%s has commit %s (%s) that is newer than the base artifacts (%s); rebuild them with `%s`",
+			f.Reason = fmt.Sprintf("%s has commit %s (%s) that is newer than the base artifacts (%s); rebuild them with `%s)",
 				branch, commit[:min(12, len(commit))], when.Format(time.RFC3339), built.Format(time.RFC3339), rebuild)
 			return f, nil
 		}
 	}
 	f.Status = BaseFresh
-	f.Reason = fmt.Sprintf("the base artifacts were generated %s ago, within the age limit", HumanDuration(f.Age))
+	if opts.NoAgeLimit {
+		f.Reason = fmt.Sprintf("the base artifacts were generated %s ago (no age limit)", HumanDuration(f.Age))
+	} else {
+		f.Reason = fmt.Sprintf("the base artifacts were generated %s ago, within the age limit of %s", HumanDuration(f.Age), HumanDuration(maxAge))
+	}
 	if f.BaseCommit != "" {
 		f.Reason += fmt.Sprintf(", and after the newest %s commit this branch contains", branch)
 	} else {
