@@ -147,11 +147,11 @@ func getNode(ctx context.Context, s *Session, in *GetNodeInput) (*GetNodeResult,
 		}
 		return ""
 	}
-	pl, perr := s.ProjectLineage(ctx, false)
-	ml, hasLineage := (*cll.ModelLineage)(nil), false
-	if perr == nil {
-		ml, hasLineage = pl.Models[n.UniqueID]
+	pl, err := s.ProjectLineage(ctx, false)
+	if err != nil {
+		return nil, err
 	}
+	ml, hasLineage := pl.Models[n.UniqueID]
 	switch {
 	case hasLineage && !ml.Opaque:
 		sl, err := s.staticLineage(ctx)
@@ -275,6 +275,9 @@ func lineageOp(ctx context.Context, s *Session, in *LineageInput) (*LineageResul
 			if err != nil {
 				return nil, err
 			}
+			if err := checkColumn(n.UniqueID, f[i+1:], nodeColumns(p, pl, n.UniqueID)); err != nil {
+				return nil, err
+			}
 			start = append(start, n.UniqueID+"\x00"+f[i+1:])
 		}
 		conv := func(f func(cll.NodeColumn) []cll.NodeColumn) step {
@@ -287,12 +290,11 @@ func lineageOp(ctx context.Context, s *Session, in *LineageInput) (*LineageResul
 				return out
 			}
 		}
-		g := directColumns(pl)
 		next = func(upward bool) step {
 			if upward {
-				return conv(g.up)
+				return conv(pl.ColumnParents)
 			}
-			return conv(g.down)
+			return conv(pl.ColumnChildren)
 		}
 	default:
 		return nil, fmt.Errorf("level must be model or column, not %q", in.Level)
@@ -368,33 +370,6 @@ func lineageOp(ctx context.Context, s *Session, in *LineageInput) (*LineageResul
 	return res, nil
 }
 
-// columnEdges are the direct (one-hop) value edges of the column graph.
-type columnEdges struct {
-	upMap, downMap map[cll.NodeColumn][]cll.NodeColumn
-}
-
-func (g *columnEdges) up(c cll.NodeColumn) []cll.NodeColumn   { return g.upMap[lowerCol(c)] }
-func (g *columnEdges) down(c cll.NodeColumn) []cll.NodeColumn { return g.downMap[lowerCol(c)] }
-
 func lowerCol(c cll.NodeColumn) cll.NodeColumn {
 	return cll.NodeColumn{Node: c.Node, Column: strings.ToLower(c.Column)}
-}
-
-func directColumns(pl *cll.ProjectLineage) *columnEdges {
-	g := &columnEdges{upMap: map[cll.NodeColumn][]cll.NodeColumn{}, downMap: map[cll.NodeColumn][]cll.NodeColumn{}}
-	for id, m := range pl.Models {
-		for _, c := range m.Columns {
-			to := cll.NodeColumn{Node: id, Column: c.Name}
-			for _, d := range c.Deps {
-				node := d.Node
-				if node == "" {
-					node = d.Relation
-				}
-				from := cll.NodeColumn{Node: node, Column: d.Column}
-				g.upMap[lowerCol(to)] = append(g.upMap[lowerCol(to)], from)
-				g.downMap[lowerCol(from)] = append(g.downMap[lowerCol(from)], to)
-			}
-		}
-	}
-	return g
 }
