@@ -8,6 +8,7 @@ import (
 
 	"github.com/ripple-data/ripple/internal/cll"
 	"github.com/ripple-data/ripple/internal/dbt"
+	"github.com/ripple-data/ripple/internal/mermaid"
 	"github.com/ripple-data/ripple/internal/static"
 )
 
@@ -356,14 +357,14 @@ func lineageOp(ctx context.Context, s *Session, in *LineageInput) (*LineageResul
 	})
 	if in.Format == "mermaid" {
 		var b strings.Builder
-		b.WriteString("graph LR\n")
+		b.WriteString(mermaid.Header)
 		ids := map[string]string{}
 		for i, n := range res.Nodes {
 			ids[n] = fmt.Sprintf("n%d", i)
-			fmt.Fprintf(&b, "  n%d[\"%s\"]\n", i, strings.ReplaceAll(n, "\"", "#quot;"))
+			b.WriteString(mermaid.NodeLine(ids[n], mermaid.Box, mermaid.Escape(n)))
 		}
 		for _, e := range res.Edges {
-			fmt.Fprintf(&b, "  %s --> %s\n", ids[e.From], ids[e.To])
+			b.WriteString(mermaid.EdgeLine(ids[e.From], ids[e.To]))
 		}
 		res.Mermaid = b.String()
 	}
