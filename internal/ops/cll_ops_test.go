@@ -66,3 +66,20 @@ func keys[V any](m map[string]V) []string {
 	}
 	return out
 }
+
+// TestLineageMermaid pins lineage format=mermaid, drawn by internal/mermaid.
+func TestLineageMermaid(t *testing.T) {
+	dir := t.TempDir()
+	writeWideProject(t, dir, 3)
+	s := NewSession(Config{Paths: dbt.Paths{ProjectDir: dir}})
+	l := callOp[LineageResult](t, s, "lineage", map[string]any{"focus": []string{"wide_mart"}, "direction": "upstream", "format": "mermaid"})
+	want := "graph LR\n" +
+		"  n0[\"model.wide.stg_wide\"]\n" +
+		"  n1[\"model.wide.wide_mart\"]\n" +
+		"  n2[\"source.wide.raw.events\"]\n" +
+		"  n0 --> n1\n" +
+		"  n2 --> n0\n"
+	if l.Mermaid != want {
+		t.Errorf("mermaid:\n%s\nwant:\n%s", l.Mermaid, want)
+	}
+}
