@@ -496,17 +496,16 @@ func getCLL(ctx context.Context, s *Session, in *GetCLLInput) (*CLLResult, error
 		}
 		sort.Strings(anchors)
 	}
-	columnsOf := func(id string) []string { return nodeColumns(p, pl, id) }
 	var focus []cll.NodeColumn
 	for _, id := range anchors {
 		if in.Column != "" {
-			if err := checkColumn(id, in.Column, columnsOf(id)); err != nil {
+			if err := checkColumn(id, in.Column, nodeColumns(p, pl, id)); err != nil {
 				return nil, err
 			}
 			focus = append(focus, cll.NodeColumn{Node: id, Column: in.Column})
 			continue
 		}
-		for _, c := range columnsOf(id) {
+		for _, c := range nodeColumns(p, pl, id) {
 			focus = append(focus, cll.NodeColumn{Node: id, Column: c})
 		}
 	}
