@@ -74,50 +74,55 @@ fill:
 }
 
 // subgraphSize counts the distinct columns of the subgraph: the union of
-// the closures from each focus column is the closure from all of them.
+// the closures from each focus column is the closure from all of them, so
+// one traversal per direction, over column ids, counts it.
 func (p *ProjectLineage) subgraphSize(focus []NodeColumn, dir Direction) int {
 	g := p.index()
-	keys := make(map[NodeColumn]bool, len(focus))
+	const (
+		start uint8 = 1 << iota
+		reachedUp
+		reachedDown
+	)
+	mark := make([]uint8, len(g.colName))
 	var starts []int32
+	// A focus column the graph does not know reaches nothing; it counts
+	// once per case-folded name.
+	unknown := map[NodeColumn]bool{}
 	for _, f := range focus {
-		k := f.key()
-		if keys[k] {
+		i := g.lookup(f)
+		if i < 0 {
+			unknown[f.key()] = true
 			continue
 		}
-		keys[k] = true
-		if i := g.lookup(f); i >= 0 {
+		if mark[i]&start == 0 {
+			mark[i] |= start
 			starts = append(starts, i)
 		}
 	}
-	n := len(keys)
-	count := func(next func(int32, func(int32))) {
-		seen := make([]bool, len(g.colName))
+	walk := func(bit uint8, next func(int32, func(int32))) {
 		queue := append([]int32(nil), starts...)
-		for _, s := range starts {
-			seen[s] = true
-		}
 		for len(queue) > 0 {
 			cur := queue[0]
 			queue = queue[1:]
 			next(cur, func(i int32) {
-				if !seen[i] {
-					seen[i] = true
+				if mark[i]&(bit|start) == 0 {
+					mark[i] |= bit
 					queue = append(queue, i)
 				}
 			})
 		}
-		for i, ok := range seen {
-			if ok && g.isReal(int32(i)) && !keys[g.col(int32(i)).key()] {
-				keys[g.col(int32(i)).key()] = true
-				n++
-			}
-		}
 	}
 	if dir&DirUpstream != 0 {
-		count(g.upNext)
+		walk(reachedUp, g.upNext)
 	}
 	if dir&DirDownstream != 0 {
-		count(g.downNext)
+		walk(reachedDown, g.downNext)
+	}
+	n := len(unknown)
+	for i, m := range mark {
+		if m&start != 0 || m != 0 && g.isReal(int32(i)) {
+			n++
+		}
 	}
 	return n
 }
