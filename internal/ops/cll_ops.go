@@ -80,9 +80,9 @@ type CLLResult struct {
 	Columns   map[string]*CLLColumn `json:"columns" jsonschema:"columns by id"`
 	ParentMap map[string][]string   `json:"parent_map" jsonschema:"node and column ids to their parents"`
 	ChildMap  map[string][]string   `json:"child_map" jsonschema:"ids to their children"`
-	Truncated bool                  `json:"truncated,omitempty" jsonschema:"cut at 5,000 columns: columns holds the first 5,000 of total_columns (each anchor column followed by its lineage)"`
+	Truncated bool                  `json:"truncated,omitempty" jsonschema:"cut at 5,000 of total_columns"`
 	// TotalColumns is set with Truncated, so a caller knows how much was cut.
-	TotalColumns int `json:"total_columns,omitempty" jsonschema:"with truncated: the number of columns of the whole lineage (returned and cut)"`
+	TotalColumns int `json:"total_columns,omitempty" jsonschema:"with truncated: columns before the cut"`
 }
 
 // AnalyzeModelInput names a model.
