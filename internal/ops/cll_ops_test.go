@@ -83,3 +83,16 @@ func TestLineageMermaid(t *testing.T) {
 		t.Errorf("mermaid:\n%s\nwant:\n%s", l.Mermaid, want)
 	}
 }
+
+// TestLineageColumnFocusAtModelLevel: node.column at level model says to
+// pass level column instead of "no node named".
+func TestLineageColumnFocusAtModelLevel(t *testing.T) {
+	dir := t.TempDir()
+	writeWideProject(t, dir, 3)
+	s := NewSession(Config{Paths: dbt.Paths{ProjectDir: dir}})
+	_, err := callOpErr[LineageResult](s, "lineage", map[string]any{"focus": []string{"wide_mart.c1"}})
+	want := `not found: "wide_mart.c1" is not a node; to trace column "c1" of model.wide.wide_mart pass level column`
+	if err == nil || err.Error() != want {
+		t.Errorf("got %v, want %s", err, want)
+	}
+}

@@ -237,6 +237,12 @@ func lineageOp(ctx context.Context, s *Session, in *LineageInput) (*LineageResul
 			if err != nil {
 				if bn, berr := p.Base.Manifest.Lookup(f); berr == nil {
 					n = bn
+				} else if i := strings.LastIndexByte(f, '.'); i > 0 {
+					// node.column at level model: say which level traces columns.
+					if cn, cerr := p.Current.Manifest.Lookup(f[:i]); cerr == nil {
+						return nil, fmt.Errorf("%w: %q is not a node; to trace column %q of %s pass level column", dbt.ErrNotFound, f, f[i+1:], cn.UniqueID)
+					}
+					return nil, err
 				} else {
 					return nil, err
 				}
