@@ -377,31 +377,39 @@ func (p *ProjectLineage) Impact(changed []NodeColumn) *ImpactResult {
 // Downstream returns every column computed (or row-shaped) from c, transitively.
 func (p *ProjectLineage) Downstream(c NodeColumn) []NodeColumn {
 	g := p.index()
-	return g.traverse(c, func(i int32, visit func(int32)) {
-		for _, e := range g.downOf(i) {
-			if e.via != viaRowSet {
-				visit(e.to)
-				continue
-			}
-			for _, o := range g.outsOf(e.to) {
-				visit(o)
-			}
-			if r := g.rowsOf[e.to]; r >= 0 {
-				visit(r)
-			}
-		}
-	})
+	return g.traverse(c, g.downNext)
 }
 
 // Upstream returns every column c is computed from, transitively (value
 // lineage only; row-shaping inputs are in ModelLineage.RowDeps).
 func (p *ProjectLineage) Upstream(c NodeColumn) []NodeColumn {
 	g := p.index()
-	return g.traverse(c, func(i int32, visit func(int32)) {
-		for _, u := range g.upOf(i) {
-			visit(u)
+	return g.traverse(c, g.upNext)
+}
+
+// downNext visits the columns one step downstream of column i: those
+// computed from it and, through a row-set edge, every output column of a
+// model whose rows it shapes (and that model as a whole).
+func (g *graphIndex) downNext(i int32, visit func(int32)) {
+	for _, e := range g.downOf(i) {
+		if e.via != viaRowSet {
+			visit(e.to)
+			continue
 		}
-	})
+		for _, o := range g.outsOf(e.to) {
+			visit(o)
+		}
+		if r := g.rowsOf[e.to]; r >= 0 {
+			visit(r)
+		}
+	}
+}
+
+// upNext visits the columns column i is computed from.
+func (g *graphIndex) upNext(i int32, visit func(int32)) {
+	for _, u := range g.upOf(i) {
+		visit(u)
+	}
 }
 
 func (g *graphIndex) traverse(start NodeColumn, next func(int32, func(int32))) []NodeColumn {

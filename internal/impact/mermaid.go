@@ -8,6 +8,7 @@ import (
 
 	"github.com/ripple-data/ripple/internal/dbt"
 	"github.com/ripple-data/ripple/internal/lineage"
+	"github.com/ripple-data/ripple/internal/mermaid"
 )
 
 // MaxMermaidChars caps the diagram so it fits in a GitHub comment (65,536
@@ -76,23 +77,23 @@ func Mermaid(cmp *lineage.Comparison, ids []string, notes map[string]Annotation,
 			continue
 		}
 		a := fmt.Sprintf("n%d", len(kept))
-		line := "  " + a + shape(n.ResourceType, label(cmp, n, notes[id])) + "\n"
+		line := mermaid.NodeLine(a, shape(n.ResourceType), label(cmp, n, notes[id]))
 		clsLine := ""
 		if cls := classFor(cmp, id); cls != "" {
-			clsLine = "  class " + a + " " + cls + "\n"
+			clsLine = mermaid.ClassLine(a, cls)
 		}
 		var mine []edge
 		cost := len(line) + len(clsLine)
 		for _, p := range cmp.Graph.Parents(id) {
 			if pa, ok := alias[p]; ok {
 				mine = append(mine, edge{pa, a})
-				cost += len(pa) + len(a) + 8
+				cost += mermaid.EdgeLen(pa, a)
 			}
 		}
 		for _, c := range cmp.Graph.Children(id) {
 			if ca, ok := alias[c]; ok {
 				mine = append(mine, edge{a, ca})
-				cost += len(a) + len(ca) + 8
+				cost += mermaid.EdgeLen(a, ca)
 			}
 		}
 		if size+cost+footerReserve > maxChars {
@@ -119,11 +120,11 @@ func Mermaid(cmp *lineage.Comparison, ids []string, notes map[string]Annotation,
 		return aliasLess(edges[i].to, edges[j].to)
 	})
 	for _, e := range edges {
-		edgeText.WriteString("  " + e.from + " --> " + e.to + "\n")
+		edgeText.WriteString(mermaid.EdgeLine(e.from, e.to))
 	}
 	res.EdgeCount = len(edges)
 	var out strings.Builder
-	out.WriteString("graph LR\n")
+	out.WriteString(mermaid.Header)
 	out.WriteString(body.String())
 	out.WriteString(edgeText.String())
 	out.WriteString("  classDef added fill:#d4edda,stroke:#28a745,color:#000000\n")
@@ -169,20 +170,20 @@ func classFor(cmp *lineage.Comparison, id string) string {
 }
 
 // shape picks the Mermaid node shape for a resource type.
-func shape(resourceType, text string) string {
+func shape(resourceType string) mermaid.Shape {
 	switch resourceType {
 	case dbt.Source:
-		return "[(\"" + text + "\")]"
+		return mermaid.Cylinder
 	case dbt.Seed:
-		return "[/\"" + text + "\"/]"
+		return mermaid.Parallelogram
 	case dbt.Snapshot:
-		return "[[\"" + text + "\"]]"
+		return mermaid.Subroutine
 	case dbt.Exposure:
-		return ">\"" + text + "\"]"
+		return mermaid.Flag
 	case dbt.Metric, dbt.SemanticModel, dbt.SavedQuery:
-		return "{{\"" + text + "\"}}"
+		return mermaid.Hexagon
 	}
-	return "[\"" + text + "\"]"
+	return mermaid.Box
 }
 
 func label(cmp *lineage.Comparison, n *dbt.Node, a Annotation) string {
@@ -190,7 +191,7 @@ func label(cmp *lineage.Comparison, n *dbt.Node, a Annotation) string {
 	if n.ResourceType == dbt.Source {
 		name = n.SourceName + "." + n.Name
 	}
-	parts := []string{escape(name)}
+	parts := []string{mermaid.Escape(name)}
 	var what []string
 	if st, ok := cmp.State[n.UniqueID]; ok {
 		switch st.ChangeStatus {
@@ -217,7 +218,7 @@ func label(cmp *lineage.Comparison, n *dbt.Node, a Annotation) string {
 	case a.RowCountDeltaPct != nil && *a.RowCountDeltaPct < 0:
 		what = append(what, fmt.Sprintf("Row count ▼ %s%%", pct(-*a.RowCountDeltaPct)))
 	case a.RowCountNote != "":
-		what = append(what, "Row count "+escape(a.RowCountNote))
+		what = append(what, "Row count "+mermaid.Escape(a.RowCountNote))
 	}
 	if a.SchemaChanged {
 		what = append(what, "Schema")
@@ -243,10 +244,4 @@ func appendOnce(list []string, s string) []string {
 		}
 	}
 	return append(list, s)
-}
-
-// escape keeps labels inside Mermaid's quoted strings.
-func escape(s string) string {
-	r := strings.NewReplacer("\"", "#quot;", "<", "#lt;", ">", "#gt;", "\n", " ")
-	return r.Replace(s)
 }

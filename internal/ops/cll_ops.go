@@ -80,7 +80,9 @@ type CLLResult struct {
 	Columns   map[string]*CLLColumn `json:"columns" jsonschema:"columns by id"`
 	ParentMap map[string][]string   `json:"parent_map" jsonschema:"node and column ids to their parents"`
 	ChildMap  map[string][]string   `json:"child_map" jsonschema:"ids to their children"`
-	Truncated bool                  `json:"truncated,omitempty" jsonschema:"cut at 5,000 columns"`
+	Truncated bool                  `json:"truncated,omitempty" jsonschema:"cut at 5,000 of total_columns"`
+	// TotalColumns is set with Truncated, so a caller knows how much was cut.
+	TotalColumns int `json:"total_columns,omitempty" jsonschema:"with truncated: columns before the cut"`
 }
 
 // AnalyzeModelInput names a model.
@@ -394,9 +396,8 @@ func analyzeModel(ctx context.Context, s *Session, in *AnalyzeModelInput) (*Anal
 	res.Downstream.Models = []string{}
 	res.Downstream.Columns = []ColumnRef{}
 	seen := map[string]bool{}
-	g := directColumns(pl)
 	for _, c := range m.Columns {
-		for _, d := range g.down(cll.NodeColumn{Node: id, Column: c.Name}) {
+		for _, d := range pl.ColumnChildren(cll.NodeColumn{Node: id, Column: c.Name}) {
 			if d.Node == id {
 				continue
 			}
@@ -495,52 +496,28 @@ func getCLL(ctx context.Context, s *Session, in *GetCLLInput) (*CLLResult, error
 		}
 		sort.Strings(anchors)
 	}
-	columnsOf := func(id string) []string {
-		var out []string
-		if m, ok := pl.Models[id]; ok && !m.Opaque {
-			for _, c := range m.Columns {
-				out = append(out, c.Name)
-			}
-			return out
-		}
-		for _, c := range p.Current.Columns(id) {
-			out = append(out, c.Name)
-		}
-		return out
-	}
 	var focus []cll.NodeColumn
 	for _, id := range anchors {
 		if in.Column != "" {
+			if err := checkColumn(id, in.Column, nodeColumns(p, pl, id)); err != nil {
+				return nil, err
+			}
 			focus = append(focus, cll.NodeColumn{Node: id, Column: in.Column})
 			continue
 		}
-		for _, c := range columnsOf(id) {
+		for _, c := range nodeColumns(p, pl, id) {
 			focus = append(focus, cll.NodeColumn{Node: id, Column: c})
 		}
 	}
 	res := &CLLResult{Nodes: map[string]*CLLNode{}, Columns: map[string]*CLLColumn{}, ParentMap: map[string][]string{}, ChildMap: map[string][]string{}}
-	// include maps each column, by its case-folded key, to its spelling.
-	include := map[cll.NodeColumn]cll.NodeColumn{}
-	add := func(c cll.NodeColumn) bool {
-		if _, ok := include[lowerCol(c)]; ok {
-			return true
-		}
-		if len(include) >= maxCLLColumns {
-			res.Truncated = true
-			return false
-		}
-		include[lowerCol(c)] = c
-		return true
+	sg := pl.Subgraph(focus, cll.DirBoth, maxCLLColumns)
+	if sg.Truncated {
+		res.Truncated, res.TotalColumns = true, sg.Total
 	}
-	for _, f := range focus {
-		if !add(f) {
-			break
-		}
-		for _, c := range append(pl.Upstream(f), pl.Downstream(f)...) {
-			if !add(c) {
-				break
-			}
-		}
+	// include maps each column, by its case-folded key, to its spelling.
+	include := make(map[cll.NodeColumn]cll.NodeColumn, len(sg.Columns))
+	for _, c := range sg.Columns {
+		include[lowerCol(c)] = c
 	}
 	// Nodes: those of the columns, and, unless one column is traced, the
 	// anchors' ancestors and descendants.
@@ -566,13 +543,15 @@ func getCLL(ctx context.Context, s *Session, in *GetCLLInput) (*CLLResult, error
 	var changes map[string]cll.ChangeAnalysis
 	if in.ChangeAnalysis {
 		changes = map[string]cll.ChangeAnalysis{}
-		if base, err := s.ProjectLineage(ctx, true); err == nil {
-			for nid := range nodeIDs {
-				b, okb := base.Models[nid]
-				c, okc := pl.Models[nid]
-				if okb && okc {
-					changes[nid] = cll.CompareModel(b, c)
-				}
+		base, err := s.ProjectLineage(ctx, true)
+		if err != nil {
+			return nil, fmt.Errorf("change_analysis needs the base build's column lineage: %w", err)
+		}
+		for nid := range nodeIDs {
+			b, okb := base.Models[nid]
+			c, okc := pl.Models[nid]
+			if okb && okc {
+				changes[nid] = cll.CompareModel(b, c)
 			}
 		}
 	}
@@ -690,6 +669,42 @@ func getCLL(ctx context.Context, s *Session, in *GetCLLInput) (*CLLResult, error
 		}
 	}
 	return res, nil
+}
+
+// nodeColumns are the columns of a node by name: a model's resolved output
+// columns, else (seeds, sources, opaque models) the catalog's.
+func nodeColumns(p *dbt.Project, pl *cll.ProjectLineage, id string) []string {
+	var out []string
+	if m, ok := pl.Models[id]; ok && !m.Opaque {
+		for _, c := range m.Columns {
+			out = append(out, c.Name)
+		}
+		return out
+	}
+	for _, c := range p.Current.Columns(id) {
+		out = append(out, c.Name)
+	}
+	return out
+}
+
+// checkColumn refuses a column that node does not have, naming the closest
+// ones: tracing a misspelt column would return a column that does not
+// exist. A node whose columns are unknown (or not all known by name)
+// cannot rule a name out.
+func checkColumn(node, column string, known []string) error {
+	if len(known) == 0 {
+		return nil
+	}
+	for _, c := range known {
+		if c == "*" || strings.EqualFold(c, column) {
+			return nil
+		}
+	}
+	hint := dbt.SuggestSuffix(column, known)
+	if hint == "" {
+		hint = fmt.Sprintf("; it has %d columns, which get_node lists", len(known))
+	}
+	return fmt.Errorf("%w: %s has no column %q%s", dbt.ErrNotFound, node, column, hint)
 }
 
 // transformationType maps a column kind to the peer's five transformation

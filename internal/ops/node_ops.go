@@ -8,6 +8,7 @@ import (
 
 	"github.com/ripple-data/ripple/internal/cll"
 	"github.com/ripple-data/ripple/internal/dbt"
+	"github.com/ripple-data/ripple/internal/mermaid"
 	"github.com/ripple-data/ripple/internal/static"
 )
 
@@ -147,11 +148,11 @@ func getNode(ctx context.Context, s *Session, in *GetNodeInput) (*GetNodeResult,
 		}
 		return ""
 	}
-	pl, perr := s.ProjectLineage(ctx, false)
-	ml, hasLineage := (*cll.ModelLineage)(nil), false
-	if perr == nil {
-		ml, hasLineage = pl.Models[n.UniqueID]
+	pl, err := s.ProjectLineage(ctx, false)
+	if err != nil {
+		return nil, err
 	}
+	ml, hasLineage := pl.Models[n.UniqueID]
 	switch {
 	case hasLineage && !ml.Opaque:
 		sl, err := s.staticLineage(ctx)
@@ -236,6 +237,12 @@ func lineageOp(ctx context.Context, s *Session, in *LineageInput) (*LineageResul
 			if err != nil {
 				if bn, berr := p.Base.Manifest.Lookup(f); berr == nil {
 					n = bn
+				} else if i := strings.LastIndexByte(f, '.'); i > 0 {
+					// node.column at level model: say which level traces columns.
+					if cn, cerr := p.Current.Manifest.Lookup(f[:i]); cerr == nil {
+						return nil, fmt.Errorf("%w: %q is not a node; to trace column %q of %s pass level column", dbt.ErrNotFound, f, f[i+1:], cn.UniqueID)
+					}
+					return nil, err
 				} else {
 					return nil, err
 				}
@@ -275,6 +282,9 @@ func lineageOp(ctx context.Context, s *Session, in *LineageInput) (*LineageResul
 			if err != nil {
 				return nil, err
 			}
+			if err := checkColumn(n.UniqueID, f[i+1:], nodeColumns(p, pl, n.UniqueID)); err != nil {
+				return nil, err
+			}
 			start = append(start, n.UniqueID+"\x00"+f[i+1:])
 		}
 		conv := func(f func(cll.NodeColumn) []cll.NodeColumn) step {
@@ -287,12 +297,11 @@ func lineageOp(ctx context.Context, s *Session, in *LineageInput) (*LineageResul
 				return out
 			}
 		}
-		g := directColumns(pl)
 		next = func(upward bool) step {
 			if upward {
-				return conv(g.up)
+				return conv(pl.ColumnParents)
 			}
-			return conv(g.down)
+			return conv(pl.ColumnChildren)
 		}
 	default:
 		return nil, fmt.Errorf("level must be model or column, not %q", in.Level)
@@ -354,47 +363,20 @@ func lineageOp(ctx context.Context, s *Session, in *LineageInput) (*LineageResul
 	})
 	if in.Format == "mermaid" {
 		var b strings.Builder
-		b.WriteString("graph LR\n")
+		b.WriteString(mermaid.Header)
 		ids := map[string]string{}
 		for i, n := range res.Nodes {
 			ids[n] = fmt.Sprintf("n%d", i)
-			fmt.Fprintf(&b, "  n%d[\"%s\"]\n", i, strings.ReplaceAll(n, "\"", "#quot;"))
+			b.WriteString(mermaid.NodeLine(ids[n], mermaid.Box, mermaid.Escape(n)))
 		}
 		for _, e := range res.Edges {
-			fmt.Fprintf(&b, "  %s --> %s\n", ids[e.From], ids[e.To])
+			b.WriteString(mermaid.EdgeLine(ids[e.From], ids[e.To]))
 		}
 		res.Mermaid = b.String()
 	}
 	return res, nil
 }
 
-// columnEdges are the direct (one-hop) value edges of the column graph.
-type columnEdges struct {
-	upMap, downMap map[cll.NodeColumn][]cll.NodeColumn
-}
-
-func (g *columnEdges) up(c cll.NodeColumn) []cll.NodeColumn   { return g.upMap[lowerCol(c)] }
-func (g *columnEdges) down(c cll.NodeColumn) []cll.NodeColumn { return g.downMap[lowerCol(c)] }
-
 func lowerCol(c cll.NodeColumn) cll.NodeColumn {
 	return cll.NodeColumn{Node: c.Node, Column: strings.ToLower(c.Column)}
-}
-
-func directColumns(pl *cll.ProjectLineage) *columnEdges {
-	g := &columnEdges{upMap: map[cll.NodeColumn][]cll.NodeColumn{}, downMap: map[cll.NodeColumn][]cll.NodeColumn{}}
-	for id, m := range pl.Models {
-		for _, c := range m.Columns {
-			to := cll.NodeColumn{Node: id, Column: c.Name}
-			for _, d := range c.Deps {
-				node := d.Node
-				if node == "" {
-					node = d.Relation
-				}
-				from := cll.NodeColumn{Node: node, Column: d.Column}
-				g.upMap[lowerCol(to)] = append(g.upMap[lowerCol(to)], from)
-				g.downMap[lowerCol(from)] = append(g.downMap[lowerCol(from)], to)
-			}
-		}
-	}
-	return g
 }

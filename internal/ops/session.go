@@ -1,6 +1,7 @@
 package ops
 
 import (
+	"container/list"
 	"context"
 	"errors"
 	"fmt"
@@ -50,7 +51,7 @@ type Session struct {
 	cmp     *lineage.Comparison
 	stamp   string
 	conn    warehouse.Conn
-	caches  map[string]any
+	caches  *memo
 	store   *checks.Store
 	reg     *Registry
 	// cllCache is content-keyed, so it survives artifact reloads.
@@ -76,7 +77,7 @@ func NewSession(cfg Config) *Session {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	return &Session{cfg: cfg, caches: map[string]any{}, cllCache: cll.NewCache()}
+	return &Session{cfg: cfg, caches: newMemo(maxCachedEntries), cllCache: cll.NewCache()}
 }
 
 // Config returns the session's configuration.
@@ -97,7 +98,7 @@ func (s *Session) SetPaths(p dbt.Paths) {
 	defer s.mu.Unlock()
 	s.cfg.Paths = p.WithDefaults()
 	s.project, s.cmp, s.stamp = nil, nil, ""
-	s.caches = map[string]any{}
+	s.caches.clear()
 	if s.conn != nil {
 		if err := s.conn.Close(); err != nil {
 			s.cfg.Logger.Warn("closing the previous project's warehouse connection", "error", err)
@@ -125,7 +126,7 @@ func (s *Session) projectLocked(ctx context.Context) (*dbt.Project, error) {
 		return nil, err
 	}
 	s.project, s.stamp, s.cmp = p, stamp, nil
-	s.caches = map[string]any{}
+	s.caches.clear()
 	return p, nil
 }
 
@@ -145,7 +146,8 @@ func (s *Session) Comparison(ctx context.Context) (*lineage.Comparison, error) {
 
 // Cached returns a value computed once per loaded project under key. It is
 // how analysis results (column lineage, ERD) survive between MCP calls and
-// are dropped when the artifacts change.
+// are dropped when the artifacts change. At most maxCachedEntries values
+// are kept, the least recently used going first.
 func (s *Session) Cached(ctx context.Context, key string, build func(*dbt.Project) (any, error)) (any, error) {
 	s.mu.Lock()
 	p, err := s.projectLocked(ctx)
@@ -153,7 +155,7 @@ func (s *Session) Cached(ctx context.Context, key string, build func(*dbt.Projec
 		s.mu.Unlock()
 		return nil, err
 	}
-	if v, ok := s.caches[key]; ok {
+	if v, ok := s.caches.get(key); ok {
 		s.mu.Unlock()
 		return v, nil
 	}
@@ -165,9 +167,64 @@ func (s *Session) Cached(ctx context.Context, key string, build func(*dbt.Projec
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.project == p {
-		s.caches[key] = v
+		s.caches.put(key, v)
 	}
 	return v, nil
+}
+
+// maxCachedEntries bounds the values a session keeps per loaded project:
+// memoized results are keyed by their input, so a long-running MCP or web
+// server asked about many nodes would otherwise grow without limit. The
+// analyses that computing a result reads (column lineage, the static
+// lineage) are touched by every miss, so they stay recent while in use;
+// one evicted is rebuilt, its models from the content-keyed cll cache.
+const maxCachedEntries = 256
+
+// memo is a least-recently-used map of at most max values. It is not
+// safe for concurrent use: Session.mu guards it.
+type memo struct {
+	max   int
+	order *list.List // of *memoEntry, most recent first
+	byKey map[string]*list.Element
+}
+
+type memoEntry struct {
+	key string
+	v   any
+}
+
+func newMemo(max int) *memo {
+	return &memo{max: max, order: list.New(), byKey: map[string]*list.Element{}}
+}
+
+func (m *memo) get(key string) (any, bool) {
+	e, ok := m.byKey[key]
+	if !ok {
+		return nil, false
+	}
+	m.order.MoveToFront(e)
+	return e.Value.(*memoEntry).v, true
+}
+
+func (m *memo) put(key string, v any) {
+	if e, ok := m.byKey[key]; ok {
+		e.Value.(*memoEntry).v = v
+		m.order.MoveToFront(e)
+		return
+	}
+	m.byKey[key] = m.order.PushFront(&memoEntry{key: key, v: v})
+	for m.order.Len() > m.max {
+		last := m.order.Back()
+		m.order.Remove(last)
+		delete(m.byKey, last.Value.(*memoEntry).key)
+	}
+}
+
+func (m *memo) len() int { return m.order.Len() }
+
+func (m *memo) clear() {
+	m.order.Init()
+	m.byKey = map[string]*list.Element{}
 }
 
 // ErrNoWarehouse is returned by operations that need a warehouse when none is configured.
