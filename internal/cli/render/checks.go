@@ -112,12 +112,14 @@ func checkState(verb string) func(w io.Writer, out *ops.CheckResult, o Options) 
 			state = "approved"
 		}
 		if verb == "" { // approve_check: the new state is the news
-			verb, state = state, "its result reviewed"
+			verb = "approved"
 			if !c.IsChecked {
-				state = "to review again"
+				verb, state = "unapproved", "to review again"
+			} else {
+				state = "its result reviewed"
 			}
 		}
-		_, err := fmt.Fprintf(w, "%s check %s (%s, %s): %s\n", verb, c.ID, c.Name, c.Type, state)
+		_, err := fmt.Fprintf(w, "check %s (%s, %s) %s: %s\n", c.ID, c.Name, c.Type, verb, state)
 		return err
 	}
 }

@@ -33,6 +33,10 @@ func getCLL(w io.Writer, out *ops.CLLResult, o Options) error {
 	}
 	fmt.Fprintln(w)
 	t := Table{Header: []string{"node", "change", "column", "transformation", "depends on"}}
+	anyChange := false
+	for _, n := range out.Nodes {
+		anyChange = anyChange || n.ChangeStatus != "" || n.ChangeCategory != ""
+	}
 	rows := 0
 	limit := o.limit()
 	for _, id := range ids {
@@ -71,6 +75,12 @@ func getCLL(w io.Writer, out *ops.CLLResult, o Options) error {
 				t.Add(n.Name, dash(change), col, tr, list(deps, 3))
 			}
 			rows++
+		}
+	}
+	if !anyChange { // a focus without the change: drop the empty column
+		t.Header = append(t.Header[:1], t.Header[2:]...)
+		for i, r := range t.Rows {
+			t.Rows[i] = append(r[:1], r[2:]...)
 		}
 	}
 	if err := t.Write(w, o.width()); err != nil {

@@ -74,11 +74,11 @@ func impactAnalysis(w io.Writer, out *impact.Result, o Options) error {
 	if n := out.NotImpactedByColumnLineageCount; n > 0 {
 		notImpacted += fmt.Sprintf(" (%d ruled out by column lineage)", n)
 	}
-	fmt.Fprintf(w, "Impact analysis: %d models to review (%s); %s\n",
-		len(out.ConfirmedImpactedModels), strings.Join(parts, ", "), notImpacted)
-	fmt.Fprintf(w, "Data: %d confirmed changed, %d verified unchanged, %d potential; largest affected rows in one model: %s; classification: %s\n",
-		verdicts[impact.Confirmed], verdicts[impact.None], verdicts[impact.Potential], Int(out.MaxAffectedRowCount),
-		strings.ReplaceAll(out.ClassificationSource, "_", " "))
+	fmt.Fprintf(w, "Impact analysis (%s): %d models to review, %s\n",
+		strings.ReplaceAll(out.ClassificationSource, "_", " "), len(out.ConfirmedImpactedModels), notImpacted)
+	fmt.Fprintf(w, "  change: %s\n", strings.Join(parts, ", "))
+	fmt.Fprintf(w, "  data:   %d confirmed changed, %d verified unchanged, %d potential (largest affected rows in one model: %s)\n",
+		verdicts[impact.Confirmed], verdicts[impact.None], verdicts[impact.Potential], Int(out.MaxAffectedRowCount))
 	if len(out.ConfirmedImpactedModels) == 0 {
 		fmt.Fprintln(w, "\nNo model is modified or impacted.")
 		return nil
