@@ -211,4 +211,3 @@ func TestDemoIdempotent(t *testing.T) {
 		}
 	})
 }
-
