@@ -26,6 +26,7 @@ var demoCalls = []struct {
 	{"impact_analysis", "impact_analysis", `{}`},
 	{"impact_analysis_full", "impact_analysis", `{"detail":"full"}`},
 	{"render_lineage_mermaid", "render_lineage_mermaid", `{}`},
+	{"summary", "summary", `{}`},
 	{"lineage_diff", "lineage_diff", `{}`},
 	{"select_nodes", "select_nodes", `{"select":"state:modified+"}`},
 	{"lineage", "lineage", `{"focus":["customers"]}`},
@@ -51,6 +52,7 @@ var demoCalls = []struct {
 var (
 	uuidRE     = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
 	durationRE = regexp.MustCompile(`in [0-9.]+(µs|ms|s)\b`)
+	timeRE     = regexp.MustCompile(`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z`)
 )
 
 // TestFamiliesOnDemo renders every operation of the lineage, impact,
@@ -91,7 +93,8 @@ func TestFamiliesOnDemo(t *testing.T) {
 			if err := Text(&b, c.op, out, Options{Width: 100}); err != nil {
 				t.Fatal(err)
 			}
-			got := durationRE.ReplaceAllString(uuidRE.ReplaceAllString(b.String(), "<id>"), "in <duration>")
+			got := uuidRE.ReplaceAllString(b.String(), "<id>")
+			got = timeRE.ReplaceAllString(durationRE.ReplaceAllString(got, "in <duration>"), "<time>")
 			golden.Assert(t, filepath.Join("testdata", c.golden+".golden.txt"), []byte(got))
 		})
 	}
