@@ -26,6 +26,7 @@ var demoCalls = []struct {
 	{"impact_analysis", "impact_analysis", `{}`},
 	{"impact_analysis_full", "impact_analysis", `{"detail":"full"}`},
 	{"render_lineage_mermaid", "render_lineage_mermaid", `{}`},
+	{"render_lineage_mermaid_capped", "render_lineage_mermaid", `{"max_chars":700}`},
 	{"summary", "summary", `{}`},
 	{"lineage_diff", "lineage_diff", `{}`},
 	{"select_nodes", "select_nodes", `{"select":"state:modified+"}`},

@@ -25,7 +25,7 @@ func mermaid(w io.Writer, out *impact.MermaidResult, o Options) error {
 		return err
 	}
 	if out.Truncated {
-		_, err := fmt.Fprintf(w, "%%%% truncated: %s nodes left out (narrow it with --select)\n", Int(int64(out.OmittedNodes)))
+		_, err := fmt.Fprintf(w, "  %%%% %s nodes left out: narrow the diagram with --select or raise --max-chars\n", Int(int64(out.OmittedNodes)))
 		return err
 	}
 	return nil
