@@ -56,6 +56,11 @@ func impactAnalysis(w io.Writer, out *impact.Result, o Options) error {
 		fmt.Fprintln(w)
 	}
 	Warn(w, out.Warning)
+	for _, m := range out.ConfirmedImpactedModels {
+		if m.Warning != "" {
+			Warn(w, m.Name+": "+m.Warning)
+		}
+	}
 	if c := out.SchemaCoverage; c.Status != "" && c.Status != "complete" {
 		Warn(w, fmt.Sprintf("schema coverage %s: %s model(s) not compared (no catalog columns)", c.Status, Int(int64(c.UncheckedNodeCount))))
 	}
@@ -89,14 +94,10 @@ func impactAnalysis(w io.Writer, out *impact.Result, o Options) error {
 	data := Table{Header: []string{"model", "change", "data", "rows base → current", "affected", "rows +/−/~"}}
 	cols := Table{Header: []string{"model", "category", "schema +/−/~", "changed columns"}}
 	next := Table{Header: []string{"model", "key", "next action"}}
-	var notes []string
 	for _, m := range models[:shown] {
 		data.Add(m.Name, changeOf(m), m.DataImpact, rowsCell(m.RowCount), affectedCell(m.AffectedRowCount), rowDiffCell(m))
 		cols.Add(m.Name, categoryCell(m), schemaCell(m), changedColumnsCell(m))
 		next.Add(m.Name, keyCell(m), nextCell(m))
-		if m.Warning != "" {
-			notes = append(notes, m.Name+": "+m.Warning)
-		}
 	}
 	fmt.Fprintln(w)
 	if err := data.Write(w, o.width()); err != nil {
@@ -111,9 +112,6 @@ func impactAnalysis(w io.Writer, out *impact.Result, o Options) error {
 		return err
 	}
 	More(w, shown, len(models))
-	for _, n := range notes {
-		Warn(w, n)
-	}
 	if len(out.NotImpactedByColumnLineage) > 0 {
 		fmt.Fprintln(w, "\nRuled out by column lineage (they read none of the changed columns):")
 		var t Table

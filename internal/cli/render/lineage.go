@@ -119,6 +119,9 @@ func lineageGraph(w io.Writer, out *ops.LineageResult, o Options) error {
 }
 
 func getNode(w io.Writer, out *ops.GetNodeResult, o Options) error {
+	if out.Opaque {
+		Warn(w, "opaque: its column lineage is unknown ("+dash(out.OpaqueReason)+"); treat every column as impacted")
+	}
 	fmt.Fprintf(w, "%s (%s", out.UniqueID, out.ResourceType)
 	if out.Materialized != "" {
 		fmt.Fprintf(w, ", %s", out.Materialized)
@@ -132,9 +135,6 @@ func getNode(w io.Writer, out *ops.GetNodeResult, o Options) error {
 	}
 	fmt.Fprintf(w, "parents:   %s\n", list(shortNodes(out.Parents), 8))
 	fmt.Fprintf(w, "children:  %s\n", list(shortNodes(out.Children), 8))
-	if out.Opaque {
-		Warn(w, "opaque: its column lineage is unknown ("+out.OpaqueReason+"); treat every column as impacted")
-	}
 	for _, d := range out.Diagnostics {
 		fmt.Fprintf(w, "note: %s\n", d)
 	}
