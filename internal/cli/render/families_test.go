@@ -147,3 +147,33 @@ func TestImpactTextEdgeCases(t *testing.T) {
 		})
 	}
 }
+
+// TestOtherEdgeCases renders results the demo cannot produce: opaque
+// models, a change that impacts nothing, a long selection over the limit.
+func TestOtherEdgeCases(t *testing.T) {
+	many := &ops.SelectResult{}
+	for i := range 7 {
+		many.Nodes = append(many.Nodes, "model.p.m"+string(rune('a'+i)))
+	}
+	for _, tc := range []struct {
+		name, op string
+		out      any
+		o        Options
+	}{
+		{"list_opaque_some", "list_opaque", &ops.OpaqueResult{Total: 2, Share: 0.00004, Models: []ops.OpaqueModel{
+			{Node: "model.p.py_model", Reason: "Python model", Reads: []string{"model.p.stg", "source.p.raw.events"}},
+			{Node: "model.p.star", Reason: "star over unknown columns", Reads: []string{"model.p.stg"}},
+		}}, Options{}},
+		{"impact_nothing", "impact_analysis", &impact.Result{ClassificationSource: "column_lineage", ConfirmedNotImpactedModels: []string{"a", "b"}}, Options{}},
+		{"select_nodes_limited", "select_nodes", many, Options{Limit: 5}},
+		{"select_nodes_none", "select_nodes", &ops.SelectResult{Nodes: []string{}}, Options{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var b bytes.Buffer
+			if err := Text(&b, tc.op, tc.out, tc.o); err != nil {
+				t.Fatal(err)
+			}
+			golden.Assert(t, filepath.Join("testdata", tc.name+".golden.txt"), b.Bytes())
+		})
+	}
+}
