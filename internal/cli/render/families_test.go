@@ -11,6 +11,7 @@ import (
 
 	"github.com/ripple-data/ripple/internal/dbt"
 	"github.com/ripple-data/ripple/internal/demo"
+	"github.com/ripple-data/ripple/internal/diff"
 	"github.com/ripple-data/ripple/internal/golden"
 	"github.com/ripple-data/ripple/internal/impact"
 	"github.com/ripple-data/ripple/internal/ops"
@@ -128,7 +129,7 @@ func TestImpactTextEdgeCases(t *testing.T) {
 				NextAction: &impact.NextAction{Tool: "query_diff", Priority: "low", Columns: []string{"a", "b", "c", "d"}}},
 		},
 		ConfirmedNotImpactedModels: []string{"x"},
-		SchemaCoverage:             diffCoverage("partial", 1),
+		SchemaCoverage:             diff.SchemaCoverage{Status: "partial", UncheckedNodeCount: 1},
 		Errors: []impact.StepError{
 			{Step: "row_count_diff", Model: "lost", Message: "table_not_found: current.lost does not exist"},
 			{Step: "schema_diff", Message: "catalog.json of the base build has no columns"},

@@ -4,13 +4,7 @@ import (
 	"math"
 	"strings"
 	"testing"
-
-	"github.com/ripple-data/ripple/internal/diff"
 )
-
-func diffCoverage(status string, unchecked int) diff.SchemaCoverage {
-	return diff.SchemaCoverage{Status: status, UncheckedNodeCount: unchecked}
-}
 
 func TestInt(t *testing.T) {
 	for _, tc := range []struct {
