@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -121,7 +122,11 @@ func TestOneContract(t *testing.T) {
 	}
 }
 
-var demoHeadline = regexp.MustCompile(`(\d+) modified, (\d+) downstream, (\d+) not impacted; max affected rows in one model: (\d+)`)
+// demoHeadline is the text headline: models to review (split by change,
+// the parts adding up), not impacted, and the largest affected row count.
+var demoHeadline = regexp.MustCompile(`(\d+) models to review, (\d+) not impacted(?: \((\d+) ruled out by column lineage\))?\n` +
+	`  change: (\d+) modified, (\d+) added, (\d+) removed, (\d+) downstream\n` +
+	`  data: .*\(largest affected rows in one model: ([\d,]+)\)`)
 
 func TestDemoIdempotent(t *testing.T) {
 	t.Parallel()
@@ -139,16 +144,25 @@ func TestDemoIdempotent(t *testing.T) {
 	if err := dec.Decode(&second); err != nil {
 		t.Fatalf("ripple demo --json: %v\n%s", err, suite.demo[1])
 	}
-	notImpacted := len(get(t, second, "confirmed_not_impacted_models").([]any))
-	if got := []string{m[1], m[2], m[3], m[4]}; !reflect.DeepEqual(got, []string{
-		get(t, second, "modified_count").(json.Number).String(), get(t, second, "downstream_count").(json.Number).String(),
-		itoa(notImpacted), get(t, second, "max_affected_row_count").(json.Number).String(),
-	}) {
-		t.Errorf("demo runs disagree: text %v, json %v modified, %v downstream, %d not impacted, %v max",
-			got, second["modified_count"], second["downstream_count"], notImpacted, second["max_affected_row_count"])
+	n := func(s string) int {
+		v, _ := strconv.Atoi(strings.ReplaceAll(s, ",", ""))
+		return v
 	}
-	if m[4] != itoa(demo.PaymentsChanged) {
-		t.Errorf("max affected rows %s, want %d", m[4], demo.PaymentsChanged)
+	num := func(k string) int { v, _ := get(t, second, k).(json.Number).Int64(); return int(v) }
+	review, notImpacted, ruledOut := n(m[1]), n(m[2]), n(m[3])
+	modified, added, removed, downstream := n(m[4]), n(m[5]), n(m[6]), n(m[7])
+	if modified+added+removed+downstream != review {
+		t.Errorf("headline parts %d+%d+%d+%d do not add up to %d models to review", modified, added, removed, downstream, review)
+	}
+	if got := []int{review, modified + added + removed, downstream + ruledOut, notImpacted, n(m[8])}; !reflect.DeepEqual(got, []int{
+		len(get(t, second, "confirmed_impacted_models").([]any)), num("modified_count"), num("downstream_count"),
+		len(get(t, second, "confirmed_not_impacted_models").([]any)), num("max_affected_row_count"),
+	}) {
+		t.Errorf("demo runs disagree: text (review, changed, downstream, not impacted, max) %v; json %v modified, %v downstream, %v max",
+			got, second["modified_count"], second["downstream_count"], second["max_affected_row_count"])
+	}
+	if n(m[8]) != demo.PaymentsChanged {
+		t.Errorf("max affected rows %s, want %d", m[8], demo.PaymentsChanged)
 	}
 	// The demo's JSON is impact_analysis's JSON (one contract), on the rebuilt files.
 	ia := rippleJSON(t, "impact-analysis")
@@ -201,9 +215,4 @@ func TestDemoIdempotent(t *testing.T) {
 			}
 		}
 	})
-}
-
-func itoa(n int) string {
-	b, _ := json.Marshal(n)
-	return string(b)
 }

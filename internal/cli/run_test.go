@@ -394,17 +394,20 @@ func TestChecksCommands(t *testing.T) {
 		t.Errorf("create-check = %+v", created)
 	}
 	r = p.ripple(t, "list-checks")
-	want := "1 checks, 1 approved, 0 outdated\n✓ " + created.CheckID + "  row_count_diff   Customers rows (Finished)\n"
+	want := "1 check: 1 approved, 0 outdated\n" +
+		"   #  check           type            last run  verdict  id\n" +
+		"✓  0  Customers rows  row_count_diff  Finished  differs  " + created.CheckID + "\n" +
+		"(✓ approved; verdict: the last run found base and current the same or different)\n"
 	if r.code != 0 || r.out != want {
 		t.Errorf("list-checks: exit %d\n%q\nwant\n%q", r.code, r.out, want)
 	}
-	if r = p.ripple(t, "approve-check", "--check-id", created.CheckID, "--approved=false"); r.code != 0 || !strings.HasPrefix(p.ripple(t, "list-checks").out, "1 checks, 0 approved") {
+	if r = p.ripple(t, "approve-check", "--check-id", created.CheckID, "--approved=false"); r.code != 0 || !strings.HasPrefix(p.ripple(t, "list-checks").out, "1 check: 0 approved") {
 		t.Errorf("unapprove: exit %d %s", r.code, r.err)
 	}
 	if r = p.ripple(t, "approve-check", "--check-id", created.CheckID); r.code != 0 {
 		t.Errorf("approve-check: exit %d %s", r.code, r.err)
 	}
-	if r = p.ripple(t, "list-checks"); !strings.HasPrefix(r.out, "1 checks, 1 approved, 0 outdated\n✓ ") {
+	if r = p.ripple(t, "list-checks"); !strings.Contains(r.out, "1 check: 1 approved, 0 outdated\n   #  check           type            last run  verdict  id\n✓  0  Customers rows") {
 		t.Errorf("after approve:\n%s", r.out)
 	}
 	if r = p.ripple(t, "approve-check", "--check-id", "no-such-id"); r.code != 1 || !strings.Contains(r.err, `check "no-such-id" not found`) {

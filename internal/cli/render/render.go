@@ -51,7 +51,7 @@ func typed[T any](f func(w io.Writer, out *T, o Options) error) Func {
 // table maps an operation name to its renderer; each family file adds its own.
 func table() map[string]Func {
 	t := map[string]Func{}
-	for _, family := range []map[string]Func{lineageRenderers(), impactRenderers(), diffRenderers(), checkRenderers(), staticRenderers()} {
+	for _, family := range []map[string]Func{lineageRenderers(), impactRenderers(), diffRenderers(), checkRenderers(), staticRenderers(), modelRenderers(), cllRenderers()} {
 		for name, f := range family {
 			if _, dup := t[name]; dup {
 				panic("render: two renderers for " + name) // programming error
