@@ -135,28 +135,6 @@ func count(v any) string {
 	return Int(int64(f))
 }
 
-// share formats a proportion (0..1) as a percentage that never rounds a
-// part to 0% or 100%: 0.99999 → "99.999%".
-func share(p float64) string {
-	if p <= 0 || p >= 1 || math.IsNaN(p) {
-		return strconv.FormatFloat(100*p, 'f', -1, 64) + "%"
-	}
-	v := 100 * p
-	prec := 1
-	for prec < 6 {
-		r := math.Round(v*math.Pow10(prec)) / math.Pow10(prec)
-		if r != 0 && r != 100 {
-			break
-		}
-		prec++
-	}
-	s := strconv.FormatFloat(v, 'f', prec, 64)
-	if strings.Contains(s, ".") {
-		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
-	}
-	return s + "%"
-}
-
 // moreRows says what a capped table left out and how to see it: hint is
 // the command's own way to widen the cap ("" when it has none).
 func moreRows(w io.Writer, shown int, f *frame.Frame, hint string, width int) {
@@ -313,7 +291,7 @@ func frameTable(w io.Writer, f *frame.Frame, o Options, hint string, keys ...str
 		for n, i := range left {
 			names[n] = f.Columns[i].Name
 		}
-		para(w, "", fmt.Sprintf("%d more column%s, too wide to show (all of them with --json): %s", len(left), plural(len(left)), strings.Join(names, ", ")), o.width())
+		para(w, "", fmt.Sprintf("%d more column%s, too wide to show (all of them with --json): %s", len(left), pluralS(len(left)), strings.Join(names, ", ")), o.width())
 	}
 	return nil
 }
@@ -402,7 +380,7 @@ func schemaDiff(w io.Writer, out *diff.SchemaDiffResult, o Options) error {
 		fmt.Fprintf(w, "no schema change found, but coverage is %s: not evidence that nothing changed\n", cov.Status)
 	default:
 		n := len(f.Data)
-		fmt.Fprintf(w, "%s column change%s\n", Int(int64(n)), plural(n))
+		fmt.Fprintf(w, "%s column change%s\n", Int(int64(n)), pluralS(n))
 		col := func(row []any, key string) string {
 			if i := f.Index(key); i >= 0 && row[i] != nil {
 				return cell(row[i])
@@ -412,7 +390,7 @@ func schemaDiff(w io.Writer, out *diff.SchemaDiffResult, o Options) error {
 		t := Table{Header: []string{"node", "column", "change", "base type", "current type"}}
 		shown := min(n, o.limit())
 		for _, row := range f.Data[:shown] {
-			t.Add(col(row, "node_id"), col(row, "column"), col(row, "change_status"), orDash(col(row, "base_type")), orDash(col(row, "current_type")))
+			t.Add(col(row, "node_id"), col(row, "column"), col(row, "change_status"), dash(col(row, "base_type")), dash(col(row, "current_type")))
 		}
 		if err := t.Write(w, o.width()); err != nil {
 			return err
@@ -421,27 +399,13 @@ func schemaDiff(w io.Writer, out *diff.SchemaDiffResult, o Options) error {
 	}
 	if cov.UncheckedNodeCount > 0 {
 		fmt.Fprintf(w, "coverage %s: %s node%s without column metadata not compared: %s",
-			cov.Status, Int(int64(cov.UncheckedNodeCount)), plural(cov.UncheckedNodeCount), strings.Join(cov.UncheckedNodes, ", "))
+			cov.Status, Int(int64(cov.UncheckedNodeCount)), pluralS(cov.UncheckedNodeCount), strings.Join(cov.UncheckedNodes, ", "))
 		if cov.More {
 			fmt.Fprint(w, ", …")
 		}
 		fmt.Fprintln(w)
 	}
 	return nil
-}
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "—"
-	}
-	return s
 }
 
 func query(w io.Writer, out *diff.QueryResult, o Options) error {

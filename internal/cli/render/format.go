@@ -146,3 +146,41 @@ func Warn(w io.Writer, warning string) {
 		fmt.Fprintf(w, "warning: %s\n", warning)
 	}
 }
+
+// share formats a proportion (0..1) as a percentage that never rounds a
+// part to 0% or 100%: 0.99999 → "99.999%".
+func share(p float64) string {
+	if p <= 0 || p >= 1 || math.IsNaN(p) {
+		return strconv.FormatFloat(100*p, 'f', -1, 64) + "%"
+	}
+	v := 100 * p
+	prec := 1
+	for prec < 6 {
+		r := math.Round(v*math.Pow10(prec)) / math.Pow10(prec)
+		if r != 0 && r != 100 {
+			break
+		}
+		prec++
+	}
+	s := strconv.FormatFloat(v, 'f', prec, 64)
+	if strings.Contains(s, ".") {
+		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	}
+	return s + "%"
+}
+
+// plural is "1 model" or "3 models".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return Int(int64(n)) + " " + many
+}
+
+// pluralS is the plural suffix: "" for 1, "s" otherwise.
+func pluralS(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}

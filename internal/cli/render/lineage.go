@@ -189,11 +189,6 @@ func listOpaque(w io.Writer, out *ops.OpaqueResult, o Options) error {
 	return nil
 }
 
-// share formats a 0..1 fraction as a percentage that never reads 0% unless it is 0.
-func share(f float64) string {
-	return strings.TrimPrefix(Pct(100*f), "+")
-}
-
 // shortNode drops the resource type and package of a unique id:
 // model.jaffle_shop.orders → orders (sources keep source.table).
 func shortNode(id string) string {
@@ -222,12 +217,4 @@ func shortNodes(ids []string) []string {
 		out[i] = shortNode(id)
 	}
 	return out
-}
-
-// plural is "1 model" or "3 models".
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return Int(int64(n)) + " " + many
 }

@@ -56,7 +56,7 @@ func projectSummary(w io.Writer, out *static.SummaryResult, o Options) error {
 	if out.Disabled > 0 {
 		line += fmt.Sprintf("; %s disabled", Int(int64(out.Disabled)))
 	}
-	fmt.Fprintf(w, "nodes: %s\n", orDash(line))
+	fmt.Fprintf(w, "nodes: %s\n", dash(line))
 	l := out.Lineage
 	if l.Available {
 		fmt.Fprintf(w, "column lineage: %s of %s models (%s), %s opaque\n", Int(int64(l.Analyzed)), Int(int64(l.Models)),
@@ -81,7 +81,7 @@ func projectSummary(w io.Writer, out *static.SummaryResult, o Options) error {
 		if a.Present {
 			present = "yes"
 		}
-		t.Add(n, present, orDash(a.GeneratedAt), a.Path)
+		t.Add(n, present, dash(a.GeneratedAt), a.Path)
 	}
 	return t.Write(w, o.width())
 }
@@ -94,7 +94,7 @@ func search(w io.Writer, out *static.SearchResult, o Options) error {
 	t := Table{Header: []string{"kind", "name", "column", "type", "unique id"}}
 	shown := min(len(out.Hits), o.limit())
 	for _, h := range out.Hits[:shown] {
-		t.Add(h.Kind, h.Name, orDash(h.Column), orDash(h.Type), h.UniqueID)
+		t.Add(h.Kind, h.Name, dash(h.Column), dash(h.Type), h.UniqueID)
 	}
 	if err := t.Write(w, o.width()); err != nil {
 		return err
@@ -107,7 +107,7 @@ func testGaps(w io.Writer, out *static.TestGapsResult, o Options) error {
 	if len(out.Gaps) == 0 {
 		fmt.Fprintln(w, "no test gaps found")
 	} else {
-		fmt.Fprintf(w, "%s test%s worth adding (the YAML to paste: --json)\n", Int(int64(out.Total)), plural(out.Total))
+		fmt.Fprintf(w, "%s test%s worth adding (the YAML to paste: --json)\n", Int(int64(out.Total)), pluralS(out.Total))
 		t := Table{Header: []string{"model", "column", "test", "rule", "reason"}}
 		shown := min(len(out.Gaps), o.limit())
 		for _, g := range out.Gaps[:shown] {
@@ -129,7 +129,7 @@ func rule(r *static.FreshnessRule) string {
 		return "—"
 	}
 	if r.Count == nil {
-		return orDash(r.Period)
+		return dash(r.Period)
 	}
 	return fmt.Sprintf("%d %s", *r.Count, r.Period)
 }
@@ -146,7 +146,7 @@ func statePolicies(w io.Writer, out *static.StatePoliciesResult, o Options) erro
 	t := Table{Header: []string{"node", "type", "build after", "updates on", "warn after", "error after", "filter"}}
 	shown := min(len(out.Policies), o.limit())
 	for _, p := range out.Policies[:shown] {
-		t.Add(p.Name, p.ResourceType, rule(p.BuildAfter), orDash(p.UpdatesOn), rule(p.WarnAfter), rule(p.ErrorAfter), orDash(p.Filter))
+		t.Add(p.Name, p.ResourceType, rule(p.BuildAfter), dash(p.UpdatesOn), rule(p.WarnAfter), rule(p.ErrorAfter), dash(p.Filter))
 	}
 	if err := t.Write(w, o.width()); err != nil {
 		return err
@@ -242,7 +242,7 @@ func describeEntity(w io.Writer, out *static.DescribeEntityResult, o Options) er
 		} else if len(c.References) > 0 {
 			key = "FK"
 		}
-		t.Add(c.Name, orDash(c.Type), key, flag(c.NotNull), flag(c.Unique), strings.Join(c.References, ", "), strings.Join(c.Tests, ", "), c.Description)
+		t.Add(c.Name, dash(c.Type), key, flag(c.NotNull), flag(c.Unique), strings.Join(c.References, ", "), strings.Join(c.Tests, ", "), c.Description)
 	}
 	fmt.Fprintln(w)
 	if err := t.Write(w, o.width()); err != nil {
@@ -350,7 +350,7 @@ func compareObserved(w io.Writer, out *static.CompareObservedResult, o Options) 
 }
 
 func openLineage(w io.Writer, out *static.OpenLineageResult, o Options) error {
-	fmt.Fprintf(w, "%s OpenLineage event%s (the events themselves: --json)\n", Int(int64(len(out.Events))), plural(len(out.Events)))
+	fmt.Fprintf(w, "%s OpenLineage event%s (the events themselves: --json)\n", Int(int64(len(out.Events))), pluralS(len(out.Events)))
 	t := Table{Header: []string{"job", "output dataset", "columns", "input datasets"}}
 	shown := min(len(out.Events), o.limit())
 	for _, e := range out.Events[:shown] {
