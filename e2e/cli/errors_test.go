@@ -155,7 +155,7 @@ func TestJSONStdoutIsOnlyJSON(t *testing.T) {
 	}
 	// The human form is not JSON, and the same numbers are in it.
 	r := ripple(t, "row-count-diff", "orders")
-	if r.code != 0 || !strings.Contains(string(r.stdout), "10000") || strings.HasPrefix(strings.TrimSpace(string(r.stdout)), "{") {
+	if r.code != 0 || !strings.Contains(string(r.stdout), "10,000") || strings.HasPrefix(strings.TrimSpace(string(r.stdout)), "{") {
 		t.Errorf("text output:\n%s", r)
 	}
 }

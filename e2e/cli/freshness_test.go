@@ -103,7 +103,7 @@ func TestFreshnessAgreement(t *testing.T) {
 		serverInfo string
 		reason     string // a key phrase both reasons hold
 	}{
-		{"fresh", func(t *testing.T) string { return projectBuiltAt(t, now.Add(-time.Hour)) },
+		{"fresh", func(t *testing.T) string { return projectBuiltAt(t, time.Now().Add(-time.Hour)) },
 			"fresh", 0, "fresh", "generated 1 hour ago, within the age limit of 2 days"},
 		{"too old", func(t *testing.T) string { return projectBuiltAt(t, now.Add(-72*time.Hour)) },
 			"stale_time", 1, "stale_time", "generated 3 days ago (limit 2 days)"},
