@@ -35,6 +35,7 @@ type SchemaDiffInput struct {
 	Limit    int      `json:"limit,omitempty" jsonschema:"row cap (default 100)"`
 	// LegacyNodeIDs is node_id's old name, deprecated.
 	LegacyNodeIDs []string `json:"node_ids,omitempty" jsonschema:"Deprecated: use node_id."`
+	AllowEmpty    bool     `json:"allow_empty,omitempty" jsonschema:"accept an empty selection: by default a select or exclude term naming nothing in the project (no such node, path, tag, config value, package or source) is an error with the closest names; state: and the other vocabulary terms may match nothing"`
 }
 
 // Normalize folds the deprecated node_ids into node_id.
@@ -43,7 +44,7 @@ func (in *SchemaDiffInput) Normalize() error {
 }
 
 func (in SchemaDiffInput) selection() Selection {
-	return Selection{Select: in.Select, Exclude: in.Exclude, Packages: in.Packages, ViewMode: in.ViewMode}
+	return Selection{Select: in.Select, Exclude: in.Exclude, Packages: in.Packages, ViewMode: in.ViewMode, AllowEmpty: in.AllowEmpty}
 }
 
 // SchemaCoverage says which nodes were actually compared. Empty data means

@@ -24,8 +24,9 @@ type Annotation struct {
 
 // MermaidInput controls the diagram.
 type MermaidInput struct {
-	Select   string `json:"select,omitempty" jsonschema:"dbt selector of the nodes to draw (default: changed nodes and their descendants); space = union, comma = intersection"`
-	MaxChars int    `json:"max_chars,omitempty" jsonschema:"size cap in characters (default 50000)"`
+	Select     string `json:"select,omitempty" jsonschema:"dbt selector of the nodes to draw (default: changed nodes and their descendants); space = union, comma = intersection"`
+	MaxChars   int    `json:"max_chars,omitempty" jsonschema:"size cap in characters (default 50000)"`
+	AllowEmpty bool   `json:"allow_empty,omitempty" jsonschema:"accept an empty selection: by default a select or exclude term naming nothing in the project (no such node, path, tag, config value, package or source) is an error with the closest names; state: and the other vocabulary terms may match nothing"`
 }
 
 // MermaidResult is a rendered diagram.
