@@ -278,7 +278,7 @@ func Analyze(ctx context.Context, d Deps, in Input) (*Result, error) {
 		return res.Errors[i].Step < res.Errors[j].Step
 	})
 	if a.sameRelations > 0 {
-		w := fmt.Sprintf("%d model(s) resolve to the same relation in base and current, so comparing them cannot show a change; their data_impact is potential. Build base and current into different schemas (e.g. `dbt run --target-path target-base` against a separate target).", a.sameRelations)
+		w := fmt.Sprintf("Base and current are the same table for %d model(s), so comparing them cannot show a change; their data_impact is potential, not none. To compare, %s.", a.sameRelations, diff.RebuildBaseHint)
 		res.Warning = strings.TrimSpace(res.Warning + " " + w)
 	}
 	return res, ctx.Err()
