@@ -229,8 +229,8 @@ func TestImpactAnalysisSelectScopesTheReport(t *testing.T) {
 		}
 
 		for sel, want := range map[string]string{
-			"tag:finanse":              `select term "tag:finanse" matches no node; did you mean "tag:finance"?`,
-			"daily_revenue stg_paymnt": `select term "stg_paymnt" matches no node; did you mean "stg_payments", "raw_payments" or "small_payments"?`,
+			"tag:finanse":              `select term "tag:finanse" matches no node; did you mean "tag:finance"? (set allow_empty (--allow-empty) to accept an empty selection)`,
+			"daily_revenue stg_paymnt": `select term "stg_paymnt" matches no node; did you mean "stg_payments", "raw_payments" or "small_payments"? (set allow_empty (--allow-empty) to accept an empty selection)`,
 		} {
 			_, err := callOpErr[impact.Result](s, "impact_analysis", map[string]any{"select": sel})
 			if err == nil || err.Error() != want {
@@ -410,11 +410,12 @@ func TestImpactAnalysisSameRelation(t *testing.T) {
 		s := scenarioSession(t, tg)
 		r := callOp[impact.Result](t, s, "impact_analysis", map[string]any{"select": "small_payments daily_revenue"})
 		sp := byName(r)["small_payments"]
-		if sp.DataImpact != impact.Potential || !strings.Contains(sp.Warning, "same relation") || sp.ValueDiff != nil ||
+		if sp.DataImpact != impact.Potential || !strings.Contains(sp.Warning, "same table") || sp.ValueDiff != nil ||
 			sp.NextAction == nil || sp.NextAction.Tool != "query" || sp.NextAction.Priority != "high" {
 			t.Errorf("small_payments %s warning %q next %+v", sp.DataImpact, sp.Warning, sp.NextAction)
 		}
-		if !strings.Contains(r.Warning, "1 model(s) resolve to the same relation in base and current") {
+		if want := "Base and current are the same table for 1 model(s), so comparing them cannot show a change; their data_impact is potential, not none. To compare, " +
+			"build base into its own schema: dbt run --target prod && dbt docs generate --target prod --target-path target-base."; r.Warning != want {
 			t.Errorf("_warning %q", r.Warning)
 		}
 		if d := byName(r)["daily_revenue"]; d.DataImpact != impact.Confirmed {

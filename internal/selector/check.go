@@ -139,8 +139,13 @@ func (e *eval) candidates(c Criterion) []string {
 				}
 			}
 		case "path":
+			// Paths as deep as the value: a parent folder is a prefix of
+			// every typo below it, not a likely meaning.
+			depth := strings.Count(strings.Trim(c.Value, "/"), "/")
 			for p := strings.ReplaceAll(n.OriginalFilePath, "\\", "/"); p != "." && p != "/" && p != ""; p = path.Dir(p) {
-				add(p)
+				if strings.Count(p, "/") == depth {
+					add(p)
+				}
 			}
 		case "file":
 			add(path.Base(strings.ReplaceAll(n.OriginalFilePath, "\\", "/")))
@@ -180,8 +185,14 @@ func (e *eval) candidates(c Criterion) []string {
 			add(n.PackageName)
 		case "source":
 			if n.ResourceType == dbt.Source {
-				add(n.SourceName)
-				add(n.SourceName + "." + n.Name)
+				switch strings.Count(c.Value, ".") {
+				case 0:
+					add(n.SourceName)
+				case 1:
+					add(n.SourceName + "." + n.Name)
+				default:
+					add(n.PackageName + "." + n.SourceName + "." + n.Name)
+				}
 			}
 		case "exposure", "metric", "semantic_model", "saved_query":
 			if n.ResourceType == c.Method {
