@@ -297,7 +297,23 @@ func columnNames(cols []warehouse.Column) []string {
 // missingColumnError names the closest columns first: a typo is the
 // likely cause.
 func missingColumnError(model string, s Side, name string, cols []warehouse.Column) error {
-	return fmt.Errorf("column %q does not exist in %s in the %s environment%s; its columns are %s", name, model, s, dbt.SuggestSuffix(name, columnNames(cols)), strings.Join(columnNames(cols), ", "))
+	return fmt.Errorf("column %q does not exist in %s in the %s environment%s", name, model, s, ColumnHint(name, columnNames(cols)))
+}
+
+// maxListedColumns caps the column list of ColumnHint.
+const maxListedColumns = 30
+
+// ColumnHint ends an unknown-column error: the closest columns, then the
+// columns there are ("; did you mean "amount"? Its columns are a, b").
+func ColumnHint(name string, columns []string) string {
+	list, more := columns, ""
+	if len(list) > maxListedColumns {
+		list, more = list[:maxListedColumns], fmt.Sprintf(" and %d more", len(columns)-maxListedColumns)
+	}
+	if s := dbt.SuggestSuffix(name, columns); s != "" {
+		return s + " Its columns are " + strings.Join(list, ", ") + more
+	}
+	return "; its columns are " + strings.Join(list, ", ") + more
 }
 
 // dialectName names the dialect for relation parsing and messages.

@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/ripple-data/ripple/internal/dbt"
 	"github.com/ripple-data/ripple/internal/dialect"
 	"github.com/ripple-data/ripple/internal/frame"
 	"github.com/ripple-data/ripple/internal/warehouse"
@@ -73,7 +72,7 @@ func ProfileDiff(ctx context.Context, env Env, in ProfileDiffInput) (*ProfileDif
 				if c == nil {
 					c = cols[Base]
 				}
-				return nil, fmt.Errorf("column %q is not in %s in either environment%s; its columns are %s", name, t.Name, dbt.SuggestSuffix(name, columnNames(c)), strings.Join(columnNames(c), ", "))
+				return nil, fmt.Errorf("column %q is not in %s in either environment%s", name, t.Name, ColumnHint(name, columnNames(c)))
 			}
 		}
 		for s, all := range cols {

@@ -229,7 +229,7 @@ func (e Env) rowCountNames(in RowCountDiffInput) ([]string, error) {
 	}
 	ids, err := e.Select(in.selection())
 	if err != nil {
-		return nil, fmt.Errorf("resolving select %q exclude %q: %w", in.Select, in.Exclude, err)
+		return nil, err // the selector's errors name select or exclude
 	}
 	sort.Strings(ids)
 	for _, id := range ids {

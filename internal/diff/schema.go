@@ -114,7 +114,7 @@ func SchemaDiff(_ context.Context, env Env, in SchemaDiffInput) (*SchemaDiffResu
 			}
 			sel, err := env.Select(in.selection())
 			if err != nil {
-				return nil, fmt.Errorf("resolving select %q exclude %q: %w", in.Select, in.Exclude, err)
+				return nil, err // the selector's errors name select or exclude
 			}
 			for _, id := range sel {
 				keep[id] = true

@@ -7,6 +7,7 @@ import (
 
 	"github.com/ripple-data/ripple/internal/cll"
 	"github.com/ripple-data/ripple/internal/dbt"
+	"github.com/ripple-data/ripple/internal/diff"
 )
 
 // knownColumns lists every column a node is known to have in either
@@ -55,9 +56,6 @@ func knownColumns(p *dbt.Project, pl *cll.ProjectLineage, id string) []string {
 	return out
 }
 
-// maxListedColumns caps the column list of an unknown-column error.
-const maxListedColumns = 30
-
 // checkColumns refuses a column the node is not known to have: a typo
 // would otherwise answer a different question ("nothing is reached").
 // A node with no known columns (opaque SQL, no catalog) is not checked.
@@ -73,12 +71,7 @@ func checkColumns(param, node string, given, known []string) error {
 		if have[strings.ToLower(strings.TrimSpace(g))] {
 			continue
 		}
-		list := known
-		more := ""
-		if len(list) > maxListedColumns {
-			list, more = list[:maxListedColumns], fmt.Sprintf(" and %d more", len(known)-maxListedColumns)
-		}
-		return fmt.Errorf("%s: %q is not a column of %s%s; its columns are %s%s", param, g, node, dbt.SuggestSuffix(g, known), strings.Join(list, ", "), more)
+		return fmt.Errorf("%s: %q is not a column of %s%s", param, g, node, diff.ColumnHint(g, known))
 	}
 	return nil
 }

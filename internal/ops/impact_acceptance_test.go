@@ -3,7 +3,6 @@ package ops
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"reflect"
 	"sort"
@@ -388,25 +387,7 @@ func runNextAction(t *testing.T, s *Session, na *impact.NextAction) string {
 // potential verdict, never "none".
 func TestImpactAnalysisSameRelation(t *testing.T) {
 	impacttest.OnEveryWarehouse(t, impacttest.Scenario, func(t *testing.T, tg impacttest.Target) {
-		b := tg.Built
-		path := filepath.Join(b.Paths.BaseDir(), "manifest.json")
-		data, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var man map[string]any
-		if err := json.Unmarshal(data, &man); err != nil {
-			t.Fatal(err)
-		}
-		n := man["nodes"].(map[string]any)["model."+b.ProjectName+".small_payments"].(map[string]any)
-		n["schema"] = b.CurrentSchema
-		n["relation_name"] = strings.Replace(n["relation_name"].(string), `"`+b.BaseSchema+`"`, `"`+b.CurrentSchema+`"`, 1)
-		if data, err = json.Marshal(man); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		pointBaseAtCurrent(t, tg.Built, "small_payments")
 		s := scenarioSession(t, tg)
 		r := callOp[impact.Result](t, s, "impact_analysis", map[string]any{"select": "small_payments daily_revenue"})
 		sp := byName(r)["small_payments"]
