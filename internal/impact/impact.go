@@ -257,7 +257,7 @@ func Analyze(ctx context.Context, d Deps, in Input) (*Result, error) {
 		return nil, err
 	}
 	if strings.TrimSpace(in.Select) != "" && len(a.scope) == 0 {
-		res.Warning = strings.TrimSpace(res.Warning + " " + fmt.Sprintf("select %q matches no node in this comparison (every term is valid: e.g. nothing of that kind changed), so no model is listed.", in.Select))
+		res.Warning = strings.TrimSpace(res.Warning + " " + fmt.Sprintf("select %q matches no node in this comparison, so no model is listed: every term names something in the project, but together they leave none, e.g. a state: term when nothing of that kind changed.", in.Select))
 	}
 	a.classify(ctx)
 	schemaChanges(ctx, d, a.models, res)
@@ -277,8 +277,13 @@ func Analyze(ctx context.Context, d Deps, in Input) (*Result, error) {
 		}
 		return res.Errors[i].Step < res.Errors[j].Step
 	})
-	if a.sameRelations > 0 {
-		w := fmt.Sprintf("Base and current are the same table for %d model(s), so comparing them cannot show a change; their data_impact is potential, not none. To compare, %s.", a.sameRelations, diff.RebuildBaseHint)
+	if same := a.sameRelationModels(); len(same) > 0 {
+		names := same
+		if len(names) > 5 {
+			names = append(names[:5:5], "…")
+		}
+		w := fmt.Sprintf("Base and current are the same table for %d model(s) (%s): comparing them cannot show a change, so their data_impact is potential, not none. To compare, %s.",
+			len(same), strings.Join(names, ", "), diff.RebuildBaseHint)
 		res.Warning = strings.TrimSpace(res.Warning + " " + w)
 	}
 	return res, ctx.Err()

@@ -8,6 +8,7 @@ import (
 
 	"github.com/ripple-data/ripple/internal/cll"
 	"github.com/ripple-data/ripple/internal/dbt"
+	"github.com/ripple-data/ripple/internal/diff"
 	"github.com/ripple-data/ripple/internal/lineage"
 	"github.com/ripple-data/ripple/internal/selector"
 )
@@ -31,8 +32,29 @@ type analysis struct {
 	byID   map[string]*Model
 	keys   *KeyCache
 
-	mu            sync.Mutex // guards res.Errors and sameRelations
-	sameRelations int
+	mu sync.Mutex // guards res.Errors
+}
+
+// sameRelationModels names the models in scope whose base and current
+// builds are one relation, impacted or not: even where the code did not
+// change, such a pair says the base was not built on its own (e.g. both
+// targets write one schema), which the reader must know.
+func (a *analysis) sameRelationModels() []string {
+	if a.cmp.Project != nil && a.cmp.Project.SingleEnv {
+		return nil // base is current by design; the single-env warning says so
+	}
+	var out []string
+	for _, id := range a.scope {
+		n, ok := a.cmp.Graph.Node(id)
+		if !ok || !tracked[n.ResourceType] || !a.cmp.Graph.InBase(id) || !a.cmp.Graph.InCurrent(id) {
+			continue
+		}
+		if _, same := diff.SameRelation(a.d.Diff, id); same {
+			out = append(out, n.Name)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 func newAnalysis(d Deps, in Input, res *Result) (*analysis, error) {

@@ -395,7 +395,7 @@ func TestImpactAnalysisSameRelation(t *testing.T) {
 			sp.NextAction == nil || sp.NextAction.Tool != "query" || sp.NextAction.Priority != "high" {
 			t.Errorf("small_payments %s warning %q next %+v", sp.DataImpact, sp.Warning, sp.NextAction)
 		}
-		if want := "Base and current are the same table for 1 model(s), so comparing them cannot show a change; their data_impact is potential, not none. To compare, " +
+		if want := "Base and current are the same table for 1 model(s) (small_payments): comparing them cannot show a change, so their data_impact is potential, not none. To compare, " +
 			"build base into its own schema: dbt run --target prod && dbt docs generate --target prod --target-path target-base."; r.Warning != want {
 			t.Errorf("_warning %q", r.Warning)
 		}

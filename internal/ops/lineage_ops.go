@@ -62,7 +62,7 @@ func emptyWarning(in SelectInput, ids []string) string {
 	if len(ids) > 0 || strings.TrimSpace(in.Select) == "" {
 		return ""
 	}
-	return fmt.Sprintf("select %q matches no node in this comparison (every term is valid: e.g. nothing of that kind changed, or --exclude, packages or view_mode removed it)", in.Select)
+	return fmt.Sprintf("select %q matches no node in this comparison: every term names something in the project, but together (with exclude, packages and view_mode) they leave none, e.g. a state: term when nothing of that kind changed", in.Select)
 }
 
 // joinWarnings joins non-empty warnings.

@@ -77,7 +77,7 @@ func TestSelectTermMatchingNothing(t *testing.T) {
 			t.Errorf("exclude typo: %v\nwant %s", err, want)
 		}
 		r := callOp[SelectResult](t, s, "select_nodes", map[string]any{"select": "smal_payments", "allow_empty": true})
-		if len(r.Nodes) != 0 || r.Warning != `select "smal_payments" matches no node in this comparison (every term is valid: e.g. nothing of that kind changed, or --exclude, packages or view_mode removed it)` {
+		if len(r.Nodes) != 0 || r.Warning != `select "smal_payments" matches no node in this comparison: every term names something in the project, but together (with exclude, packages and view_mode) they leave none, e.g. a state: term when nothing of that kind changed` {
 			t.Errorf("allow_empty: %v %q", r.Nodes, r.Warning)
 		}
 		// No macro changed: a state term matching nothing is no mistake.
@@ -90,7 +90,7 @@ func TestSelectTermMatchingNothing(t *testing.T) {
 			t.Errorf("lineage_diff state:modified.macros: %d nodes, %q", ld.ReturnedNodes, ld.Warning)
 		}
 		ia := callOp[impact.Result](t, s, "impact_analysis", map[string]any{"select": "state:modified.macros"})
-		if want := `select "state:modified.macros" matches no node in this comparison (every term is valid: e.g. nothing of that kind changed), so no model is listed.`; ia.Warning != want {
+		if want := `select "state:modified.macros" matches no node in this comparison, so no model is listed: every term names something in the project, but together they leave none, e.g. a state: term when nothing of that kind changed.`; ia.Warning != want {
 			t.Errorf("impact_analysis state:modified.macros warning %q", ia.Warning)
 		}
 		rc := callOp[diff.RowCountDiffResult](t, s, "row_count_diff", map[string]any{"select": "tag:finance", "exclude": "daily_revenue"})
@@ -175,7 +175,7 @@ func TestSameRelationRefusedByDiffs(t *testing.T) {
 			t.Errorf("daily_revenue counts %+v", got)
 		}
 		md := callOp[SummaryResult](t, s, "summary", map[string]any{"select": "small_payments daily_revenue"}).Markdown
-		if !strings.Contains(md, "> ⚠️ **Base and current are the same table for 1 model(s), so comparing them cannot show a change; their data_impact is potential, not none.") {
+		if !strings.Contains(md, "> ⚠️ **Base and current are the same table for 1 model(s) (small_payments): comparing them cannot show a change, so their data_impact is potential, not none.") {
 			t.Errorf("summary does not open with the warning:\n%s", md)
 		}
 		var row string
