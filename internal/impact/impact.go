@@ -45,7 +45,7 @@ type Input struct {
 	MaxValueDiffRows        int64  `json:"max_value_diff_rows,omitempty" jsonschema:"views whose larger side has more rows are not value-diffed (a view re-runs its query on every scan); 0 = default 1000000, -1 = no limit. Tables are always value-diffed when they have a verified key."`
 	Threads                 int    `json:"threads,omitempty" jsonschema:"models checked in the warehouse at once (default 4, at most 64)"`
 	Detail                  string `json:"detail,omitempty" jsonschema:"compact (default): full entries for confirmed and potential models, one short row for models with data_impact none, not-impacted models by name only; full: every field of every model and the column-lineage evidence of each ruled-out model"`
-	AllowEmpty              bool   `json:"allow_empty,omitempty" jsonschema:"accept an empty selection: by default a select or exclude term naming nothing in the project (no such node, path, tag, config value, package or source) is an error with the closest names; state: and the other vocabulary terms may match nothing"`
+	AllowEmpty              bool   `json:"allow_empty,omitempty" jsonschema:"accept a select/exclude term naming nothing in the project (default: an error with the closest names)"`
 }
 
 // Data impact verdicts.

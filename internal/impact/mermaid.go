@@ -26,7 +26,7 @@ type Annotation struct {
 type MermaidInput struct {
 	Select     string `json:"select,omitempty" jsonschema:"dbt selector of the nodes to draw (default: changed nodes and their descendants); space = union, comma = intersection"`
 	MaxChars   int    `json:"max_chars,omitempty" jsonschema:"size cap in characters (default 50000)"`
-	AllowEmpty bool   `json:"allow_empty,omitempty" jsonschema:"accept an empty selection: by default a select or exclude term naming nothing in the project (no such node, path, tag, config value, package or source) is an error with the closest names; state: and the other vocabulary terms may match nothing"`
+	AllowEmpty bool   `json:"allow_empty,omitempty" jsonschema:"accept a select/exclude term naming nothing in the project (default: an error with the closest names)"`
 }
 
 // MermaidResult is a rendered diagram.

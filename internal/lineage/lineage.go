@@ -70,7 +70,7 @@ type DiffInput struct {
 	Exclude    string   `json:"exclude,omitempty" jsonschema:"dbt selector to exclude"`
 	Packages   []string `json:"packages,omitempty" jsonschema:"packages (default: the root project)"`
 	ViewMode   string   `json:"view_mode,omitempty" enum:"changed_models,all" jsonschema:"changed_models (default): changed nodes, their parents and descendants; all: capped at 300"`
-	AllowEmpty bool     `json:"allow_empty,omitempty" jsonschema:"accept an empty selection: by default a select or exclude term naming nothing in the project (no such node, path, tag, config value, package or source) is an error with the closest names; state: and the other vocabulary terms may match nothing"`
+	AllowEmpty bool     `json:"allow_empty,omitempty" jsonschema:"accept a select/exclude term naming nothing in the project (default: an error with the closest names)"`
 }
 
 // DiffResult is the lineage diff: nodes and edges as compact frames.

@@ -24,7 +24,7 @@ type SelectInput struct {
 	Packages []string `json:"packages,omitempty" jsonschema:"packages (default: the root project)"`
 	ViewMode string   `json:"view_mode,omitempty" enum:"all,changed_models" jsonschema:"changed_models: only 1+state:modified+"`
 	// AllowEmpty is allow_empty of every operation that selects nodes.
-	AllowEmpty bool `json:"allow_empty,omitempty" jsonschema:"accept an empty selection: by default a select or exclude term naming nothing in the project (no such node, path, tag, config value, package or source) is an error with the closest names; state: and the other vocabulary terms may match nothing"`
+	AllowEmpty bool `json:"allow_empty,omitempty" jsonschema:"accept a select/exclude term naming nothing in the project (default: an error with the closest names)"`
 }
 
 // SelectResult lists selected unique ids.
