@@ -46,6 +46,11 @@ type Case struct {
 	// Surfaces the case runs through (default both: cli, mcp). MCP-only
 	// tools such as get_server_info list just mcp.
 	Surfaces []string `json:"surfaces,omitempty"`
+	// BaseInCurrentSchema replays the case on base artifacts whose
+	// relations are in the current schema, as when a user builds main and
+	// the PR into one schema: the code differs, but every model's base and
+	// current are the same table.
+	BaseInCurrentSchema bool `json:"base_in_current_schema,omitempty"`
 }
 
 // Step is one tool call, exactly as an MCP client sends it.
@@ -294,6 +299,11 @@ func replay(t *testing.T, e *env, surface string, c *Case) []byte {
 	t.Helper()
 	state := filepath.Join(t.TempDir(), "state.json")
 	scrub := append([]string{state, "<state_file>"}, e.scrub...)
+	if c.BaseInCurrentSchema {
+		shared := *e
+		shared.globals = append(append([]string{}, e.globals...), "--target-base-path", baseInCurrentSchema(t, e))
+		e = &shared
+	}
 	var outs []outcome
 	var call func(Step) outcome
 	switch surface {
@@ -524,4 +534,30 @@ func scrubValue(v any, scrub []string) any {
 		return timeRE.ReplaceAllString(x, "<time>")
 	}
 	return v
+}
+
+// baseInCurrentSchema copies the base artifacts with the base schema's
+// name replaced by the current one's, and returns the copy's directory.
+func baseInCurrentSchema(t *testing.T, e *env) string {
+	t.Helper()
+	src := filepath.Join(e.projectDir, "target-base")
+	dst := t.TempDir()
+	files, err := os.ReadDir(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		if f.IsDir() {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(src, f.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		data = bytes.ReplaceAll(data, []byte(e.scrub[2]), []byte(e.scrub[4])) // base schema → current schema
+		if err := os.WriteFile(filepath.Join(dst, f.Name()), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dst
 }

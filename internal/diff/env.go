@@ -34,6 +34,8 @@ type Selection struct {
 	Packages []string
 	// ViewMode "changed_models" keeps 1+state:modified+ only.
 	ViewMode string
+	// AllowEmpty accepts terms that name nothing in the project.
+	AllowEmpty bool
 }
 
 // IsZero reports whether nothing is selected explicitly.
@@ -252,7 +254,7 @@ func (e Env) bothRelations(name string) (target, error) {
 			return t, err
 		}
 	}
-	return t, nil
+	return t, e.checkDistinct(t.Name, t.Base, t.Current)
 }
 
 // physicalColumns fetches the live columns of a node's relation.
@@ -292,8 +294,26 @@ func columnNames(cols []warehouse.Column) []string {
 	return out
 }
 
+// missingColumnError names the closest columns first: a typo is the
+// likely cause.
 func missingColumnError(model string, s Side, name string, cols []warehouse.Column) error {
-	return fmt.Errorf("column %q does not exist in %s in the %s environment; its columns are %s", name, model, s, strings.Join(columnNames(cols), ", "))
+	return fmt.Errorf("column %q does not exist in %s in the %s environment%s", name, model, s, ColumnHint(name, columnNames(cols)))
+}
+
+// maxListedColumns caps the column list of ColumnHint.
+const maxListedColumns = 30
+
+// ColumnHint ends an unknown-column error: the closest columns, then the
+// columns there are ("; did you mean "amount"? Its columns are a, b").
+func ColumnHint(name string, columns []string) string {
+	list, more := columns, ""
+	if len(list) > maxListedColumns {
+		list, more = list[:maxListedColumns], fmt.Sprintf(" and %d more", len(columns)-maxListedColumns)
+	}
+	if s := dbt.SuggestSuffix(name, columns); s != "" {
+		return s + " Its columns are " + strings.Join(list, ", ") + more
+	}
+	return "; its columns are " + strings.Join(list, ", ") + more
 }
 
 // dialectName names the dialect for relation parsing and messages.

@@ -45,6 +45,9 @@ func ProfileDiff(ctx context.Context, env Env, in ProfileDiffInput) (*ProfileDif
 	if err != nil {
 		return nil, err
 	}
+	if err := env.checkDistinct(t.Name, t.Base, t.Current); err != nil {
+		return nil, err
+	}
 	cols := map[Side][]warehouse.Column{}
 	for _, s := range []Side{Base, Current} {
 		n := t.node(s)
@@ -69,7 +72,7 @@ func ProfileDiff(ctx context.Context, env Env, in ProfileDiffInput) (*ProfileDif
 				if c == nil {
 					c = cols[Base]
 				}
-				return nil, fmt.Errorf("column %q is not in %s in either environment; its columns are %s", name, t.Name, strings.Join(columnNames(c), ", "))
+				return nil, fmt.Errorf("column %q is not in %s in either environment%s", name, t.Name, ColumnHint(name, columnNames(c)))
 			}
 		}
 		for s, all := range cols {

@@ -198,6 +198,11 @@ func QueryDiff(ctx context.Context, env Env, in QueryDiffInput) (*QueryDiffResul
 	if err != nil {
 		return nil, fmt.Errorf("current query: %w", err)
 	}
+	// The same SQL on both sides, with refs that render the same, reads
+	// the same tables twice: it cannot show a change.
+	if bsql == csql && refRe.MatchString(baseSQL) && !(env.Project != nil && env.Project.SingleEnv) {
+		return nil, fmt.Errorf("%w: every ref() of the query resolves to the same relation in both builds (the query is %s in both), so comparing it cannot show a change; %s", ErrSameRelation, oneLineSQL(csql), RebuildBaseHint)
+	}
 	res := &QueryDiffResult{Warning: env.warning()}
 	if len(in.PrimaryKeys) == 0 {
 		if res.Base, err = env.runCapped(ctx, d, bsql, Base, QueryRowLimit); err != nil {
@@ -224,7 +229,7 @@ func QueryDiff(ctx context.Context, env Env, in QueryDiffInput) (*QueryDiffResul
 	for i, k := range in.PrimaryKeys {
 		c, ok := matchColumn(ccols, k)
 		if !ok {
-			return nil, fmt.Errorf("primary key %q is not a column of the query result; its columns are %s", k, strings.Join(columnNames(ccols), ", "))
+			return nil, fmt.Errorf("primary key %q is not a column of the query result%s", k, ColumnHint(k, columnNames(ccols)))
 		}
 		keys[i] = c.Name
 	}
@@ -371,4 +376,13 @@ func truthy(v any) bool {
 	}
 	f, ok := toFloat(v)
 	return ok && f != 0
+}
+
+// oneLineSQL shortens SQL for a message.
+func oneLineSQL(sql string) string {
+	s := strings.Join(strings.Fields(sql), " ")
+	if len(s) > 120 {
+		s = s[:117] + "..."
+	}
+	return fmt.Sprintf("%q", s)
 }

@@ -26,16 +26,17 @@ const (
 
 // RowCountDiffInput selects the models to count.
 type RowCountDiffInput struct {
-	NodeNames []string `json:"node_names,omitempty" jsonschema:"model names to count"`
-	NodeIDs   []string `json:"node_ids,omitempty" jsonschema:"unique ids to count"`
-	Select    string   `json:"select,omitempty" jsonschema:"dbt selector, when no node_names/node_ids."`
-	Exclude   string   `json:"exclude,omitempty" jsonschema:"dbt selector to exclude"`
-	Packages  []string `json:"packages,omitempty" jsonschema:"packages (default: the root project)"`
-	ViewMode  string   `json:"view_mode,omitempty" enum:"all,changed_models" jsonschema:"changed_models: only 1+state:modified+"`
+	NodeNames  []string `json:"node_names,omitempty" jsonschema:"model names to count"`
+	NodeIDs    []string `json:"node_ids,omitempty" jsonschema:"unique ids to count"`
+	Select     string   `json:"select,omitempty" jsonschema:"dbt selector, when no node_names/node_ids."`
+	Exclude    string   `json:"exclude,omitempty" jsonschema:"dbt selector to exclude"`
+	Packages   []string `json:"packages,omitempty" jsonschema:"packages (default: the root project)"`
+	ViewMode   string   `json:"view_mode,omitempty" enum:"all,changed_models" jsonschema:"changed_models: only 1+state:modified+"`
+	AllowEmpty bool     `json:"allow_empty,omitempty" jsonschema:"accept a select/exclude term naming nothing in the project (default: an error with the closest names)"`
 }
 
 func (in RowCountDiffInput) selection() Selection {
-	return Selection{Select: in.Select, Exclude: in.Exclude, Packages: in.Packages, ViewMode: in.ViewMode}
+	return Selection{Select: in.Select, Exclude: in.Exclude, Packages: in.Packages, ViewMode: in.ViewMode, AllowEmpty: in.AllowEmpty}
 }
 
 // RowCountMeta says why a count is or is not available.
@@ -176,6 +177,11 @@ func RowCountDiff(ctx context.Context, env Env, in RowCountDiffInput) (*RowCount
 	res := &RowCountDiffResult{Models: make(map[string]*RowCount, len(names)), Warning: env.warning()}
 	for i, name := range names {
 		env.progress("row_count_diff", "counting "+name, float64(i)/float64(len(names)))
+		b, _ := findNode(env.manifest(Base), name)
+		c, _ := findNode(env.manifest(Current), name)
+		if err := env.checkDistinct(name, b, c); err != nil {
+			return nil, err
+		}
 		rc := &RowCount{}
 		if rc.Base, rc.BaseMeta, err = env.countSide(ctx, name, Base); err != nil {
 			return nil, err
@@ -223,7 +229,7 @@ func (e Env) rowCountNames(in RowCountDiffInput) ([]string, error) {
 	}
 	ids, err := e.Select(in.selection())
 	if err != nil {
-		return nil, fmt.Errorf("resolving select %q exclude %q: %w", in.Select, in.Exclude, err)
+		return nil, err // the selector's errors name select or exclude
 	}
 	sort.Strings(ids)
 	for _, id := range ids {

@@ -35,6 +35,7 @@ type SchemaDiffInput struct {
 	Limit    int      `json:"limit,omitempty" jsonschema:"row cap (default 100)"`
 	// LegacyNodeIDs is node_id's old name, deprecated.
 	LegacyNodeIDs []string `json:"node_ids,omitempty" jsonschema:"Deprecated: use node_id."`
+	AllowEmpty    bool     `json:"allow_empty,omitempty" jsonschema:"accept a select/exclude term naming nothing in the project (default: an error with the closest names)"`
 }
 
 // Normalize folds the deprecated node_ids into node_id.
@@ -43,7 +44,7 @@ func (in *SchemaDiffInput) Normalize() error {
 }
 
 func (in SchemaDiffInput) selection() Selection {
-	return Selection{Select: in.Select, Exclude: in.Exclude, Packages: in.Packages, ViewMode: in.ViewMode}
+	return Selection{Select: in.Select, Exclude: in.Exclude, Packages: in.Packages, ViewMode: in.ViewMode, AllowEmpty: in.AllowEmpty}
 }
 
 // SchemaCoverage says which nodes were actually compared. Empty data means
@@ -113,7 +114,7 @@ func SchemaDiff(_ context.Context, env Env, in SchemaDiffInput) (*SchemaDiffResu
 			}
 			sel, err := env.Select(in.selection())
 			if err != nil {
-				return nil, fmt.Errorf("resolving select %q exclude %q: %w", in.Select, in.Exclude, err)
+				return nil, err // the selector's errors name select or exclude
 			}
 			for _, id := range sel {
 				keep[id] = true

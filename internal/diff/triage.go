@@ -7,10 +7,12 @@ package diff
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/ripple-data/ripple/internal/dbt"
+	"github.com/ripple-data/ripple/internal/dialect"
 	"github.com/ripple-data/ripple/internal/warehouse"
 )
 
@@ -102,18 +104,50 @@ func statsSQL(d sqlDialect, rel string, keys []string) string {
 // SameRelation reports whether a model's base and current builds are the
 // same relation in the warehouse (both targets write to one schema, or the
 // base was deferred to the current build). Comparing such a model always
-// shows no change, which must not be read as "no change".
+// shows no change, which must not be read as "no change". Sources are
+// shared by both builds by design and never count.
 func SameRelation(env Env, model string) (string, bool) {
 	if env.Project == nil || env.Dialect == nil {
 		return "", false
 	}
 	b, _ := findNode(env.manifest(Base), model)
 	c, _ := findNode(env.manifest(Current), model)
-	if b == nil || c == nil {
+	return sameRelation(env.Dialect, b, c)
+}
+
+func sameRelation(d dialect.Dialect, b, c *dbt.Node) (string, bool) {
+	if b == nil || c == nil || d == nil || c.ResourceType == dbt.Source || c.Materialized() == "ephemeral" {
 		return "", false
 	}
-	br, cr := relationSQL(env.Dialect, b), relationSQL(env.Dialect, c)
+	if _, _, _, err := b.RelationParts(d.Name()); err != nil {
+		return "", false // no relation to read (checkRelation says so)
+	}
+	if _, _, _, err := c.RelationParts(d.Name()); err != nil {
+		return "", false
+	}
+	br, cr := relationSQL(d, b), relationSQL(d, c)
 	return cr, strings.EqualFold(br, cr)
+}
+
+// ErrSameRelation is wrapped by a diff refused because base and current
+// are one table.
+var ErrSameRelation = errors.New("base and current are the same table")
+
+// RebuildBaseHint says how to give the base build its own relations.
+const RebuildBaseHint = "build base into its own schema: dbt run --target prod && dbt docs generate --target prod --target-path target-base"
+
+// checkDistinct refuses to compare a model whose base and current builds
+// are the same relation: the diff would report "no change" from one table
+// read twice. Without a base build (single-env mode) base is current by
+// design and the results carry that warning instead.
+func (e Env) checkDistinct(name string, b, c *dbt.Node) error {
+	if e.Project != nil && e.Project.SingleEnv {
+		return nil
+	}
+	if rel, same := sameRelation(e.Dialect, b, c); same {
+		return fmt.Errorf("%w: %s resolves to %s in both builds, so comparing it cannot show a change; %s", ErrSameRelation, name, rel, RebuildBaseHint)
+	}
+	return nil
 }
 
 // WithCatalogColumns returns env whose Columns answers from the two builds'

@@ -45,6 +45,7 @@ type Input struct {
 	MaxValueDiffRows        int64  `json:"max_value_diff_rows,omitempty" jsonschema:"views whose larger side has more rows are not value-diffed (a view re-runs its query on every scan); 0 = default 1000000, -1 = no limit. Tables are always value-diffed when they have a verified key."`
 	Threads                 int    `json:"threads,omitempty" jsonschema:"models checked in the warehouse at once (default 4, at most 64)"`
 	Detail                  string `json:"detail,omitempty" jsonschema:"compact (default): full entries for confirmed and potential models, one short row for models with data_impact none, not-impacted models by name only; full: every field of every model and the column-lineage evidence of each ruled-out model"`
+	AllowEmpty              bool   `json:"allow_empty,omitempty" jsonschema:"accept a select/exclude term naming nothing in the project (default: an error with the closest names)"`
 }
 
 // Data impact verdicts.
@@ -255,6 +256,9 @@ func Analyze(ctx context.Context, d Deps, in Input) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if strings.TrimSpace(in.Select) != "" && len(a.scope) == 0 {
+		res.Warning = strings.TrimSpace(res.Warning + " " + fmt.Sprintf("select %q matches no node in this comparison, so no model is listed: every term names something in the project, but together they leave none, e.g. a state: term when nothing of that kind changed.", in.Select))
+	}
 	a.classify(ctx)
 	schemaChanges(ctx, d, a.models, res)
 	a.checkData(ctx)
@@ -273,8 +277,13 @@ func Analyze(ctx context.Context, d Deps, in Input) (*Result, error) {
 		}
 		return res.Errors[i].Step < res.Errors[j].Step
 	})
-	if a.sameRelations > 0 {
-		w := fmt.Sprintf("%d model(s) resolve to the same relation in base and current, so comparing them cannot show a change; their data_impact is potential. Build base and current into different schemas (e.g. `dbt run --target-path target-base` against a separate target).", a.sameRelations)
+	if same := a.sameRelationModels(); len(same) > 0 {
+		names := same
+		if len(names) > 5 {
+			names = append(names[:5:5], "…")
+		}
+		w := fmt.Sprintf("Base and current are the same table for %d model(s) (%s): comparing them cannot show a change, so their data_impact is potential, not none. To compare, %s.",
+			len(same), strings.Join(names, ", "), diff.RebuildBaseHint)
 		res.Warning = strings.TrimSpace(res.Warning + " " + w)
 	}
 	return res, ctx.Err()

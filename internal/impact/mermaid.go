@@ -25,8 +25,9 @@ type Annotation struct {
 
 // MermaidInput controls the diagram.
 type MermaidInput struct {
-	Select   string `json:"select,omitempty" jsonschema:"dbt selector of the nodes to draw (default: changed nodes and their descendants); space = union, comma = intersection"`
-	MaxChars int    `json:"max_chars,omitempty" jsonschema:"size cap in characters (default 50000)"`
+	Select     string `json:"select,omitempty" jsonschema:"dbt selector of the nodes to draw (default: changed nodes and their descendants); space = union, comma = intersection"`
+	MaxChars   int    `json:"max_chars,omitempty" jsonschema:"size cap in characters (default 50000)"`
+	AllowEmpty bool   `json:"allow_empty,omitempty" jsonschema:"accept a select/exclude term naming nothing in the project (default: an error with the closest names)"`
 }
 
 // MermaidResult is a rendered diagram.

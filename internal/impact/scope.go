@@ -2,13 +2,13 @@ package impact
 
 import (
 	"context"
-	"fmt"
 	"sort"
 	"strings"
 	"sync"
 
 	"github.com/ripple-data/ripple/internal/cll"
 	"github.com/ripple-data/ripple/internal/dbt"
+	"github.com/ripple-data/ripple/internal/diff"
 	"github.com/ripple-data/ripple/internal/lineage"
 	"github.com/ripple-data/ripple/internal/selector"
 )
@@ -32,8 +32,29 @@ type analysis struct {
 	byID   map[string]*Model
 	keys   *KeyCache
 
-	mu            sync.Mutex // guards res.Errors and sameRelations
-	sameRelations int
+	mu sync.Mutex // guards res.Errors
+}
+
+// sameRelationModels names the models in scope whose base and current
+// builds are one relation, impacted or not: even where the code did not
+// change, such a pair says the base was not built on its own (e.g. both
+// targets write one schema), which the reader must know.
+func (a *analysis) sameRelationModels() []string {
+	if a.cmp.Project != nil && a.cmp.Project.SingleEnv {
+		return nil // base is current by design; the single-env warning says so
+	}
+	var out []string
+	for _, id := range a.scope {
+		n, ok := a.cmp.Graph.Node(id)
+		if !ok || !tracked[n.ResourceType] || !a.cmp.Graph.InBase(id) || !a.cmp.Graph.InCurrent(id) {
+			continue
+		}
+		if _, same := diff.SameRelation(a.d.Diff, id); same {
+			out = append(out, n.Name)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 func newAnalysis(d Deps, in Input, res *Result) (*analysis, error) {
@@ -74,45 +95,15 @@ func dataAffecting(st dbt.NodeState) bool {
 		st.Has(dbt.ModBody) || st.Has(dbt.ModMacros) || st.Has(dbt.ModContract)
 }
 
-// checkSelect rejects a selector with a term that matches no node, naming
-// the closest names: a typo must not quietly shrink the answer. state:
-// terms may match nothing (nothing of that kind changed).
+// checkSelect rejects a selector with a term that names nothing in the
+// project, naming the closest names: a typo must not quietly shrink the
+// answer (selector.Check). state: terms may match nothing (nothing of that
+// kind changed); so may anything with allow_empty.
 func (a *analysis) checkSelect(sel string) error {
-	var names []string
-	tags := map[string]bool{}
-	for _, id := range a.cmp.Graph.IDs() {
-		if n, ok := a.cmp.Graph.Node(id); ok {
-			names = append(names, n.Name)
-			for _, t := range n.Tags {
-				tags["tag:"+t] = true
-			}
-		}
+	if a.in.AllowEmpty {
+		return nil
 	}
-	sort.Strings(names)
-	for _, tok := range strings.Fields(sel) {
-		if strings.HasPrefix(tok, "--") {
-			break // the rest is an exclusion
-		}
-		for _, raw := range strings.Split(tok, ",") {
-			c, err := selector.ParseCriterion(raw)
-			if err != nil || c.Method == "state" {
-				continue
-			}
-			ids, err := a.d.Select(raw)
-			if err != nil || len(ids) > 0 {
-				continue
-			}
-			hint := dbt.SuggestSuffix(c.Value, names)
-			if c.Method == "tag" {
-				hint = dbt.SuggestSuffix("tag:"+c.Value, sortedKeys(tags))
-			}
-			if hint == "" {
-				hint = "; run select_nodes (ripple select-nodes) to see what a selector matches"
-			}
-			return fmt.Errorf("select term %q matches no node%s", raw, hint)
-		}
-	}
-	return nil
+	return selector.New(a.cmp.Graph, a.cmp.State, "").Check(selector.Options{Select: sel})
 }
 
 // classify builds an entry for every reported model that is modified or

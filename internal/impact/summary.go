@@ -39,6 +39,13 @@ func Markdown(in SummaryInput) string {
 	if p.SingleEnv {
 		b.WriteString("> ⚠️ " + dbt.SingleEnvWarning + "\n\n")
 	}
+	// Other result-wide warnings (base and current being one table, an
+	// empty selection) change how every number below reads: say them first.
+	if in.Impact != nil {
+		if w := strings.TrimSpace(strings.Replace(in.Impact.Warning, dbt.SingleEnvWarning, "", 1)); w != "" {
+			b.WriteString("> ⚠️ **" + w + "**\n\n")
+		}
+	}
 	b.WriteString("| | base | current |\n|---|---|---|\n")
 	meta := func(f func(m dbt.Metadata) string) (string, string) {
 		return orNA(f(p.Base.Manifest.Metadata)), orNA(f(p.Current.Manifest.Metadata))

@@ -177,3 +177,20 @@ func TestMarkdownEscapesTableCells(t *testing.T) {
 		t.Errorf("a | in a check name must be escaped:\n%s", md)
 	}
 }
+
+// A result-wide warning (base and current being one table) opens the
+// comment, before any number it qualifies; the single-env warning is not
+// repeated.
+func TestMarkdownWarningFirst(t *testing.T) {
+	cmp := compareFixture(t, shapesScenario)
+	r := summaryResult()
+	r.Warning = dbt.SingleEnvWarning + " Base and current are the same table for 1 model(s) (customers): comparing them cannot show a change."
+	md := impact.Markdown(impact.SummaryInput{Comparison: cmp, Impact: r})
+	want := "# Ripple summary\n\n> ⚠️ **Base and current are the same table for 1 model(s) (customers): comparing them cannot show a change.**\n\n| | base | current |"
+	if !strings.HasPrefix(md, want) {
+		t.Errorf("summary starts\n%s\nwant\n%s", md[:min(len(md), len(want)+40)], want)
+	}
+	if strings.Contains(md, "**"+dbt.SingleEnvWarning) {
+		t.Error("single-env warning repeated in bold")
+	}
+}

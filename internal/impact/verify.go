@@ -93,13 +93,10 @@ func (a *analysis) check(ctx context.Context, env diff.Env, m *Model, cands []ke
 		return
 	}
 	if rel, same := diff.SameRelation(env, m.UniqueID); same {
-		a.mu.Lock()
-		a.sameRelations++
-		a.mu.Unlock()
-		m.Warning = "base and current are the same relation " + rel + ": comparing it cannot show a change, so no verdict is possible"
+		m.Warning = "base and current are the same table " + rel + ": comparing it cannot show a change, so no verdict is possible"
 		bs, cs := a.counts(ctx, env, m)
 		m.RowCount = a.rowCount(m, bs, cs)
-		m.ValueDiffSkipped = "base and current are the same relation"
+		m.ValueDiffSkipped = "base and current are the same table"
 		return
 	}
 	bs, cs := a.findKey(ctx, env, m, cands)

@@ -66,10 +66,11 @@ const ViewAllMaxNodes = 300
 
 // DiffInput selects which part of the graph to return.
 type DiffInput struct {
-	Select   string   `json:"select,omitempty" jsonschema:"dbt selector."`
-	Exclude  string   `json:"exclude,omitempty" jsonschema:"dbt selector to exclude"`
-	Packages []string `json:"packages,omitempty" jsonschema:"packages (default: the root project)"`
-	ViewMode string   `json:"view_mode,omitempty" enum:"changed_models,all" jsonschema:"changed_models (default): changed nodes, their parents and descendants; all: capped at 300"`
+	Select     string   `json:"select,omitempty" jsonschema:"dbt selector."`
+	Exclude    string   `json:"exclude,omitempty" jsonschema:"dbt selector to exclude"`
+	Packages   []string `json:"packages,omitempty" jsonschema:"packages (default: the root project)"`
+	ViewMode   string   `json:"view_mode,omitempty" enum:"changed_models,all" jsonschema:"changed_models (default): changed nodes, their parents and descendants; all: capped at 300"`
+	AllowEmpty bool     `json:"allow_empty,omitempty" jsonschema:"accept a select/exclude term naming nothing in the project (default: an error with the closest names)"`
 }
 
 // DiffResult is the lineage diff: nodes and edges as compact frames.

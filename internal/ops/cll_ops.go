@@ -243,6 +243,12 @@ func columnImpact(ctx context.Context, s *Session, in *ColumnImpactInput) (*Colu
 		return nil, err
 	}
 	cols := in.Columns
+	if len(cols) > 0 {
+		p, _ := s.Project(ctx)
+		if err := checkColumns("columns", pl.Models[id].Name, cols, knownColumns(p, pl, id)); err != nil {
+			return nil, err
+		}
+	}
 	if len(cols) == 0 {
 		for _, c := range pl.Models[id].Columns {
 			cols = append(cols, c.Name)

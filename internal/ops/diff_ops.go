@@ -17,7 +17,7 @@ func diffEnv(ctx context.Context, s *Session, warehouse bool) (diff.Env, error) 
 	env := diff.Env{
 		Project: p,
 		Select: func(sel diff.Selection) ([]string, error) {
-			ids, _, err := selectIDs(ctx, s, SelectInput{Select: sel.Select, Exclude: sel.Exclude, Packages: sel.Packages, ViewMode: sel.ViewMode})
+			ids, _, err := selectIDs(ctx, s, SelectInput{Select: sel.Select, Exclude: sel.Exclude, Packages: sel.Packages, ViewMode: sel.ViewMode, AllowEmpty: sel.AllowEmpty})
 			return ids, err
 		},
 		Progress: func(pr diff.Progress) { ReportProgress(ctx, pr.Percentage, 1, pr.Message) },

@@ -39,12 +39,17 @@ func addImpactOps(r *Registry) {
 			if strings.TrimSpace(sel) == "" {
 				sel = "state:modified+"
 			}
-			ids, cmp, err := selectIDs(ctx, s, SelectInput{Select: sel})
+			si := SelectInput{Select: sel, AllowEmpty: in.AllowEmpty}
+			ids, cmp, err := selectIDs(ctx, s, si)
 			if err != nil {
 				return nil, err
 			}
 			notes := schemaNotes(ctx, s, ids)
-			return impact.Mermaid(cmp, ids, notes, in.MaxChars), nil
+			res := impact.Mermaid(cmp, ids, notes, in.MaxChars)
+			if strings.TrimSpace(in.Select) != "" {
+				res.Warning = joinWarnings(res.Warning, emptyWarning(si, ids))
+			}
+			return res, nil
 		})
 }
 
@@ -71,7 +76,8 @@ func impactDeps(ctx context.Context, s *Session) (impact.Deps, error) {
 		Comparison:   cmp,
 		WarehouseErr: werr,
 		Select: func(sel string) ([]string, error) {
-			ids, _, err := selectIDs(ctx, s, SelectInput{Select: sel})
+			// Analyze checks the user's select itself (allow_empty).
+			ids, _, err := selectIDs(ctx, s, SelectInput{Select: sel, AllowEmpty: true})
 			return ids, err
 		},
 		Diff:    env,

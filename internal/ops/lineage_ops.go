@@ -3,6 +3,7 @@ package ops
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/ripple-data/ripple/internal/lineage"
 	"github.com/ripple-data/ripple/internal/selector"
@@ -22,11 +23,14 @@ type SelectInput struct {
 	Exclude  string   `json:"exclude,omitempty" jsonschema:"dbt selector to exclude"`
 	Packages []string `json:"packages,omitempty" jsonschema:"packages (default: the root project)"`
 	ViewMode string   `json:"view_mode,omitempty" enum:"all,changed_models" jsonschema:"changed_models: only 1+state:modified+"`
+	// AllowEmpty is allow_empty of every operation that selects nodes.
+	AllowEmpty bool `json:"allow_empty,omitempty" jsonschema:"accept a select/exclude term naming nothing in the project (default: an error with the closest names)"`
 }
 
 // SelectResult lists selected unique ids.
 type SelectResult struct {
-	Nodes []string `json:"nodes" jsonschema:"unique ids, sorted (tests only if selected by type)"`
+	Nodes   []string `json:"nodes" jsonschema:"unique ids, sorted (tests only if selected by type)"`
+	Warning string   `json:"_warning,omitempty" jsonschema:"why the selection is empty although every term is valid (e.g. nothing changed)"`
 }
 
 // selectIDs runs the selector over the session's comparison.
@@ -38,13 +42,38 @@ func selectIDs(ctx context.Context, s *Session, in SelectInput) ([]string, *line
 	if in.ViewMode != "" && in.ViewMode != "all" && in.ViewMode != "changed_models" {
 		return nil, nil, fmt.Errorf("view_mode must be 'all' or 'changed_models', not %q", in.ViewMode)
 	}
-	ids, err := selector.Select(cmp.Graph, cmp.State, cmp.Project.Current.Manifest.Metadata.ProjectName, selector.Options{
-		Select: in.Select, Exclude: in.Exclude, Packages: in.Packages, ViewMode: in.ViewMode,
-	})
+	sel := selector.New(cmp.Graph, cmp.State, cmp.Project.Current.Manifest.Metadata.ProjectName)
+	opts := selector.Options{Select: in.Select, Exclude: in.Exclude, Packages: in.Packages, ViewMode: in.ViewMode}
+	ids, err := sel.Select(opts)
 	if err != nil {
 		return nil, nil, err
 	}
+	if !in.AllowEmpty {
+		if err := sel.Check(opts); err != nil {
+			return nil, nil, err
+		}
+	}
 	return ids, cmp, nil
+}
+
+// emptyWarning explains an empty selection whose terms are all valid, so
+// an empty result is not mistaken for a typo or for "nothing there".
+func emptyWarning(in SelectInput, ids []string) string {
+	if len(ids) > 0 || strings.TrimSpace(in.Select) == "" {
+		return ""
+	}
+	return fmt.Sprintf("select %q matches no node in this comparison: every term names something in the project, but together (with exclude, packages and view_mode) they leave none, e.g. a state: term when nothing of that kind changed", in.Select)
+}
+
+// joinWarnings joins non-empty warnings.
+func joinWarnings(ws ...string) string {
+	var out []string
+	for _, w := range ws {
+		if w = strings.TrimSpace(w); w != "" {
+			out = append(out, w)
+		}
+	}
+	return strings.Join(out, " ")
 }
 
 func addLineageOps(r *Registry) {
@@ -60,11 +89,14 @@ func addLineageOps(r *Registry) {
 		if mode == "" {
 			mode = "changed_models"
 		}
-		ids, cmp, err := selectIDs(ctx, s, SelectInput{Select: in.Select, Exclude: in.Exclude, Packages: in.Packages, ViewMode: mode})
+		si := SelectInput{Select: in.Select, Exclude: in.Exclude, Packages: in.Packages, ViewMode: mode, AllowEmpty: in.AllowEmpty}
+		ids, cmp, err := selectIDs(ctx, s, si)
 		if err != nil {
 			return nil, err
 		}
-		return cmp.Diff(ids, mode), nil
+		res := cmp.Diff(ids, mode)
+		res.Warning = joinWarnings(res.Warning, emptyWarning(si, ids))
+		return res, nil
 	})
 
 	Add(r, Spec{
@@ -79,6 +111,6 @@ func addLineageOps(r *Registry) {
 		if ids == nil {
 			ids = []string{}
 		}
-		return &SelectResult{Nodes: ids}, nil
+		return &SelectResult{Nodes: ids, Warning: emptyWarning(*in, ids)}, nil
 	})
 }

@@ -15,7 +15,7 @@ func LineageDiffUncapped(ctx context.Context, s *Session, in *lineage.DiffInput)
 	if mode == "" {
 		mode = "changed_models"
 	}
-	ids, cmp, err := selectIDs(ctx, s, SelectInput{Select: in.Select, Exclude: in.Exclude, Packages: in.Packages, ViewMode: mode})
+	ids, cmp, err := selectIDs(ctx, s, SelectInput{Select: in.Select, Exclude: in.Exclude, Packages: in.Packages, ViewMode: mode, AllowEmpty: in.AllowEmpty})
 	if err != nil {
 		return nil, err
 	}
