@@ -214,19 +214,32 @@ func walkTyped(s *jsonschema.Schema, t reflect.Type, visit func(*jsonschema.Sche
 	walk(s, t, true)
 }
 
-// dropClosed removes additionalProperties: false, required and the type of
-// objects that have properties from every object of m: the output contract
-// says what each field means, the tests hold the operations to the strict
-// schema.
+// dropClosed compacts every object schema of m in place, keeping what a
+// client needs to read and validate a result: it removes
+// additionalProperties false and required (the output contract says what
+// each field means, the tests hold the operations to the strict schema),
+// additionalProperties true (the default) and items {} (anything), and a
+// type that the schema's other keywords already say: properties or
+// additionalProperties say object, items says array. A nullable object or
+// array loses its type too; properties and items constrain only objects
+// and arrays, so null still validates, and every field's description says
+// when it is null.
 func dropClosed(m map[string]any) {
-	if v, ok := m["additionalProperties"].(bool); ok && !v {
+	if _, ok := m["additionalProperties"].(bool); ok {
 		delete(m, "additionalProperties")
 	}
 	if _, ok := m["required"].([]any); ok {
 		delete(m, "required")
 	}
-	// properties already say it is an object.
-	if _, ok := m["properties"].(map[string]any); ok && m["type"] == "object" {
+	if v, ok := m["items"].(map[string]any); ok && len(v) == 0 {
+		delete(m, "items")
+	}
+	_, props := m["properties"].(map[string]any)
+	_, addl := m["additionalProperties"].(map[string]any)
+	_, items := m["items"].(map[string]any)
+	switch {
+	case (props || addl) && impliedType(m["type"], "object"),
+		items && impliedType(m["type"], "array"):
 		delete(m, "type")
 	}
 	for _, v := range m {
@@ -241,4 +254,15 @@ func dropClosed(m map[string]any) {
 			}
 		}
 	}
+}
+
+// impliedType reports whether the type keyword t is want, or want or null.
+func impliedType(t any, want string) bool {
+	switch t := t.(type) {
+	case string:
+		return t == want
+	case []any:
+		return len(t) == 2 && (t[0] == "null" && t[1] == want || t[0] == want && t[1] == "null")
+	}
+	return false
 }
