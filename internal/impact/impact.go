@@ -38,13 +38,13 @@ const (
 
 // Input configures the analysis.
 type Input struct {
-	Select                  string `json:"select,omitempty" jsonschema:"dbt selector of the models to list (default: every model); changes always come from every modified node. A term matching no node is an error."`
+	Select                  string `json:"select,omitempty" jsonschema:"dbt selector of the models to list (default: all); changes always come from every modified node."`
 	SkipValueDiff           bool   `json:"skip_value_diff,omitempty" jsonschema:"run no value diff (models not added or removed stay potential)"`
 	SkipDownstreamValueDiff bool   `json:"skip_downstream_value_diff,omitempty" jsonschema:"value-diff only modified models, not downstream ones"`
 	UseColumnLineage        *bool  `json:"use_column_lineage,omitempty" jsonschema:"rule out downstream models reading no changed column (default true)"`
 	MaxValueDiffRows        int64  `json:"max_value_diff_rows,omitempty" jsonschema:"views with more rows are not value-diffed (tables always are, given a verified key); 0 = 1000000, -1 = no limit"`
 	Threads                 int    `json:"threads,omitempty" jsonschema:"models checked in the warehouse at once (default 4, at most 64)"`
-	Detail                  string `json:"detail,omitempty" jsonschema:"compact (default): models with data_impact none as short rows, not-impacted ones by name; full: every field and the column-lineage evidence"`
+	Detail                  string `json:"detail,omitempty" jsonschema:"compact (default): data_impact none as short rows; full: every field and the column-lineage evidence"`
 }
 
 // Data impact verdicts.
@@ -136,14 +136,14 @@ type Model struct {
 	Modifications  []string `json:"modifications,omitempty" jsonschema:"state:modified sub-selectors matched (body, configs, relation, persisted_descriptions, macros, contract)"`
 	// ChangeCategory comes from column lineage: breaking, partial_breaking, non_breaking or unknown.
 	ChangeCategory     string   `json:"change_category,omitempty" jsonschema:"breaking, partial_breaking, non_breaking or unknown (modified models)"`
-	CodeChangedColumns []string `json:"code_changed_columns,omitempty" jsonschema:"columns the change touches by column lineage: computed differently or added (modified), or reached by a changed upstream column (downstream)"`
+	CodeChangedColumns []string `json:"code_changed_columns,omitempty" jsonschema:"columns the change touches by column lineage (computed differently, added, or reached by a changed upstream column)"`
 	RowSetChanged      bool     `json:"row_set_changed,omitempty" jsonschema:"the change alters which rows exist (WHERE, JOIN, ...): every column may change"`
 	// ChangedColumns is kept for callers of earlier versions.
 	ChangedColumns      []string       `json:"changed_columns,omitempty" jsonschema:"Deprecated: use code_changed_columns."`
 	ValueChangedColumns []string       `json:"value_changed_columns,omitempty" jsonschema:"columns the value diff found changed"`
 	ImpactedVia         []string       `json:"impacted_via,omitempty" jsonschema:"the changed upstream columns (model.column) that reach this model"`
 	PrimaryKey          []string       `json:"primary_key,omitempty" jsonschema:"the key rows are compared on; null when none verified"`
-	KeySource           string         `json:"key_source,omitempty" jsonschema:"constraint (primary_key, unique_key), test (unique, unique_combination_of_columns), grain (GROUP BY, DISTINCT, QUALIFY row_number() = 1), lineage (an upstream key passed through) or name (MODEL_id, id)"`
+	KeySource           string         `json:"key_source,omitempty" jsonschema:"constraint (primary_key, unique_key), test (unique tests), grain (GROUP BY, DISTINCT, QUALIFY), lineage (upstream key passed through) or name (MODEL_id, id)"`
 	KeyVerified         bool           `json:"key_verified,omitempty" jsonschema:"the key is proven unique and not NULL (passing test or warehouse check)"`
 	KeyEvidence         string         `json:"key_evidence,omitempty" jsonschema:"where the key comes from and how it was verified"`
 	RejectedKeys        []RejectedKey  `json:"rejected_keys,omitempty" jsonschema:"candidate keys that failed verification"`

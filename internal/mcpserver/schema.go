@@ -111,7 +111,7 @@ func defNames() map[string]string { return map[string]string{"Frame": "DataFrame
 
 // shareDefs moves every named struct type that occurs at least twice under
 // t into s.Defs, replacing each occurrence by a $ref (nullable ones by
-// anyOf [$ref, null]); each occurrence keeps its field's description.
+// anyOf [$ref, null] unless the definition has properties); each occurrence keeps its field's description.
 func shareDefs(s *jsonschema.Schema, t reflect.Type) {
 	// Count the occurrences, each type's fields once: a type used only inside
 	// another shared type is written once, inside that definition.
@@ -144,7 +144,9 @@ func shareDefs(s *jsonschema.Schema, t reflect.Type) {
 			walkTyped(def, t, repl)
 		}
 		ref := &jsonschema.Schema{Ref: "#/$defs/" + name}
-		if slices.Contains(sub.Types, "null") {
+		// A definition with properties loses its object type on the wire
+		// (dropClosed), so a bare $ref accepts null too.
+		if slices.Contains(sub.Types, "null") && len(defs[name].Properties) == 0 {
 			return &jsonschema.Schema{Description: sub.Description, AnyOf: []*jsonschema.Schema{ref, {Type: "null"}}}
 		}
 		ref.Description = sub.Description
@@ -220,10 +222,11 @@ func walkTyped(s *jsonschema.Schema, t reflect.Type, visit func(*jsonschema.Sche
 // each field means, the tests hold the operations to the strict schema),
 // additionalProperties true (the default) and items {} (anything), and a
 // type that the schema's other keywords already say: properties or
-// additionalProperties say object, items says array. A nullable object or
-// array loses its type too; properties and items constrain only objects
-// and arrays, so null still validates, and every field's description says
-// when it is null.
+// additionalProperties say object, items says array; and string, the
+// default an agent reads a described leaf as. A nullable object, array or
+// string loses its type too: every result still validates (properties and
+// items constrain only objects and arrays), and the descriptions say when
+// a field is null. The strict schemas keep every type.
 func dropClosed(m map[string]any) {
 	if _, ok := m["additionalProperties"].(bool); ok {
 		delete(m, "additionalProperties")
@@ -239,7 +242,10 @@ func dropClosed(m map[string]any) {
 	_, items := m["items"].(map[string]any)
 	switch {
 	case (props || addl) && impliedType(m["type"], "object"),
-		items && impliedType(m["type"], "array"):
+		items && impliedType(m["type"], "array"),
+		impliedType(m["type"], "string"):
+		// A described leaf without a type is text: the one type an output
+		// schema leaves implicit (integers, numbers and booleans keep it).
 		delete(m, "type")
 	}
 	for _, v := range m {
