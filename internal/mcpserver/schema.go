@@ -216,17 +216,17 @@ func walkTyped(s *jsonschema.Schema, t reflect.Type, visit func(*jsonschema.Sche
 	walk(s, t, true)
 }
 
-// dropClosed compacts every object schema of m in place, keeping what a
-// client needs to read and validate a result: it removes
-// additionalProperties false and required (the output contract says what
-// each field means, the tests hold the operations to the strict schema),
-// additionalProperties true (the default) and items {} (anything), and a
-// type that the schema's other keywords already say: properties or
-// additionalProperties say object, items says array; and string, the
-// default an agent reads a described leaf as. A nullable object, array or
-// string loses its type too: every result still validates (properties and
-// items constrain only objects and arrays), and the descriptions say when
-// a field is null. The strict schemas keep every type.
+// dropClosed compacts every object schema of m in place to what a client
+// reads: the structure (objects, arrays, maps, shared $defs) and every
+// field's description. It removes additionalProperties false and required
+// (results grow additively; the tests hold the operations to the strict
+// schema), additionalProperties true (the default) and items {}
+// (anything), a type that other keywords already say (properties or
+// additionalProperties: object; items: array), and the type of scalar
+// leaves, nullable ones included: the description says what the value is
+// and when it is null, and the result shows it. Every result still
+// validates. The strict schemas, with every type and required list, are
+// what the tests validate against and docs/operations.md publishes.
 func dropClosed(m map[string]any) {
 	if _, ok := m["additionalProperties"].(bool); ok {
 		delete(m, "additionalProperties")
@@ -243,9 +243,7 @@ func dropClosed(m map[string]any) {
 	switch {
 	case (props || addl) && impliedType(m["type"], "object"),
 		items && impliedType(m["type"], "array"),
-		impliedType(m["type"], "string"):
-		// A described leaf without a type is text: the one type an output
-		// schema leaves implicit (integers, numbers and booleans keep it).
+		scalarType(m["type"]):
 		delete(m, "type")
 	}
 	for _, v := range m {
@@ -260,6 +258,18 @@ func dropClosed(m map[string]any) {
 			}
 		}
 	}
+}
+
+// scalarType reports whether t is string, integer, number or boolean, or
+// one of them or null: a leaf's value, which its description explains and
+// the result itself shows.
+func scalarType(t any) bool {
+	for _, want := range [...]string{"string", "integer", "number", "boolean"} {
+		if impliedType(t, want) {
+			return true
+		}
+	}
+	return false
 }
 
 // impliedType reports whether the type keyword t is want, or want or null.

@@ -12,11 +12,10 @@ import (
 func addImpactOps(r *Registry) {
 	Add(r, Spec{Name: "impact_analysis", Title: "Impact analysis", Warehouse: true, DiffTool: true,
 		Description: "Call this FIRST to review a change, before reporting impacted models; do not infer impact by reading code. One call classifies every model " +
-			"in scope: confirmed_impacted_models (modified, added, removed, then downstream) or confirmed_not_impacted_models (names; need no review); " +
-			"select only limits the listing. Per impacted model: row_count, schema_changes, a verified key and with it a value_diff (views up to " +
-			"max_value_diff_rows), affected_row_count, data_impact (confirmed / none / potential; see verdict_basis) and next_action, null when the " +
-			"verdict is definitive (a keyed query_diff returns the changed rows). Column lineage (default) rules out downstream models reading none of " +
-			"the changed columns. detail=full adds every field and the column-lineage evidence. Selector grammar: see select_nodes."},
+			"in scope as confirmed_impacted_models (modified, added, removed, then downstream) or confirmed_not_impacted_models (need no review); " +
+			"select only limits the listing. Each impacted model gets row counts, schema changes, a verified key and a value diff, and one data_impact: " +
+			"confirmed, none, or potential with a next_action to call. Column lineage (default) rules out downstream models reading no changed column. " +
+			"detail=full adds every field and the evidence. Selector grammar: see select_nodes."},
 		func(ctx context.Context, s *Session, in *impact.Input) (*impact.Result, error) {
 			deps, err := impactDeps(ctx, s)
 			if err != nil {
