@@ -83,6 +83,17 @@ func (a *analyzer) values(v *sqlparse.Values, names []string) *relation {
 	if len(v.Rows) == 0 {
 		return rel
 	}
+	// The rows are the relation's data: a changed literal changes which
+	// rows exist, so it is part of the row digest (a model built from an
+	// inline VALUES list is otherwise "unchanged" to column lineage).
+	parts := make([]uint64, 0, len(v.Rows)*(len(v.Rows[0])+1))
+	for _, row := range v.Rows {
+		for _, e := range row {
+			parts = append(parts, hashStr(sqlparse.Format(e)))
+		}
+		parts = append(parts, hashStr("row"))
+	}
+	rel.rowDigest = hashDigests("values", parts...)
 	n := len(v.Rows[0])
 	for i := 0; i < n; i++ {
 		name := "column" + strconv.Itoa(i+1)

@@ -37,8 +37,8 @@ type Frame struct {
 	// TotalRowCount is the full row count when known.
 	TotalRowCount *int64 `json:"total_row_count" jsonschema:"rows before the cap, or null"`
 	// Truncated and Bytes report the result byte cap (warehouse results).
-	Truncated bool  `json:"truncated,omitempty" jsonschema:"true when rows were cut at the result byte cap (--max-result-bytes) or long text values were shortened (--max-cell-bytes); more is then true too"`
-	Bytes     int64 `json:"bytes,omitempty" jsonschema:"approximate size of data in bytes, as JSON"`
+	Truncated bool  `json:"truncated,omitempty" jsonschema:"rows cut at --max-result-bytes or text at --max-cell-bytes (more is then true)"`
+	Bytes     int64 `json:"bytes,omitempty" jsonschema:"approximate bytes of data as JSON"`
 }
 
 // New returns an empty frame with the given (key, type) columns; the

@@ -38,14 +38,14 @@ const (
 
 // Input configures the analysis.
 type Input struct {
-	Select                  string `json:"select,omitempty" jsonschema:"dbt selector of the models to report (default: every model). It limits which models are listed, never what counts as changed: changes always come from every modified node, and a model outside the selection is not listed at all. A term that matches no node is an error naming the closest node names."`
-	SkipValueDiff           bool   `json:"skip_value_diff,omitempty" jsonschema:"run no value diff; row counts and key checks still run, and every model that is not added or removed stays potential"`
+	Select                  string `json:"select,omitempty" jsonschema:"dbt selector of the models to list (default: all); changes always come from every modified node."`
+	SkipValueDiff           bool   `json:"skip_value_diff,omitempty" jsonschema:"run no value diff (models not added or removed stay potential)"`
 	SkipDownstreamValueDiff bool   `json:"skip_downstream_value_diff,omitempty" jsonschema:"value-diff only modified models, not downstream ones"`
-	UseColumnLineage        *bool  `json:"use_column_lineage,omitempty" jsonschema:"rule out downstream models that read none of the changed columns (default true)"`
-	MaxValueDiffRows        int64  `json:"max_value_diff_rows,omitempty" jsonschema:"views whose larger side has more rows are not value-diffed (a view re-runs its query on every scan); 0 = default 1000000, -1 = no limit. Tables are always value-diffed when they have a verified key."`
+	UseColumnLineage        *bool  `json:"use_column_lineage,omitempty" jsonschema:"rule out downstream models reading no changed column (default true)"`
+	MaxValueDiffRows        int64  `json:"max_value_diff_rows,omitempty" jsonschema:"views with more rows are not value-diffed (tables always are, given a verified key); 0 = 1000000, -1 = no limit"`
 	Threads                 int    `json:"threads,omitempty" jsonschema:"models checked in the warehouse at once (default 4, at most 64)"`
-	Detail                  string `json:"detail,omitempty" jsonschema:"compact (default): full entries for confirmed and potential models, one short row for models with data_impact none, not-impacted models by name only; full: every field of every model and the column-lineage evidence of each ruled-out model"`
-	AllowEmpty              bool   `json:"allow_empty,omitempty" jsonschema:"accept a select/exclude term naming nothing in the project (default: an error with the closest names)"`
+	Detail                  string `json:"detail,omitempty" jsonschema:"compact (default): data_impact none as short rows; full: every field and the column-lineage evidence"`
+	AllowEmpty              bool   `json:"allow_empty,omitempty" jsonschema:"accept a select/exclude term naming nothing (default: an error naming the closest)"`
 }
 
 // Data impact verdicts.
@@ -73,13 +73,13 @@ const (
 
 // RowCount is a model's row counts with the change.
 type RowCount struct {
-	Base     *int64   `json:"base" jsonschema:"rows in the base build (null when not counted: see base_status)"`
-	Current  *int64   `json:"current" jsonschema:"rows in the current build (null when not counted: see current_status)"`
+	Base     *int64   `json:"base" jsonschema:"base rows (null: see base_status)"`
+	Current  *int64   `json:"current" jsonschema:"current rows (null: see current_status)"`
 	Delta    *int64   `json:"delta" jsonschema:"current minus base (null unless both are counted)"`
-	DeltaPct *float64 `json:"delta_pct" jsonschema:"delta as a percentage of base, one decimal (null when base is 0 or not counted)"`
+	DeltaPct *float64 `json:"delta_pct" jsonschema:"delta in % of base (null when base is 0 or null)"`
 	// Status explains a missing count (table_not_found, permission_denied...).
-	BaseStatus    string `json:"base_status,omitempty" jsonschema:"why the base count is missing: not_in_manifest, table_not_found, permission_denied, unsupported_resource_type or unsupported_materialization"`
-	CurrentStatus string `json:"current_status,omitempty" jsonschema:"why the current count is missing (same values as base_status)"`
+	BaseStatus    string `json:"base_status,omitempty" jsonschema:"why base is null: not_in_manifest, table_not_found, permission_denied, unsupported_resource_type or unsupported_materialization"`
+	CurrentStatus string `json:"current_status,omitempty" jsonschema:"why current is null (as base_status)"`
 }
 
 // SchemaChange is one changed column.
@@ -92,9 +92,9 @@ type SchemaChange struct {
 
 // ColumnValueDiff is a column's share of a value diff.
 type ColumnValueDiff struct {
-	AffectedRowCount int64    `json:"affected_row_count" jsonschema:"rows present in both builds whose value of this column differs"`
-	BaseMean         *float64 `json:"base_mean" jsonschema:"mean in base over all its rows (numeric columns only, else null)"`
-	CurrentMean      *float64 `json:"current_mean" jsonschema:"mean in current over all its rows (numeric columns only, else null)"`
+	AffectedRowCount int64    `json:"affected_row_count" jsonschema:"rows in both whose value differs"`
+	BaseMean         *float64 `json:"base_mean" jsonschema:"mean in base (numeric columns, else null)"`
+	CurrentMean      *float64 `json:"current_mean" jsonschema:"mean in current (numeric columns, else null)"`
 }
 
 // ValueDiff is the key-joined comparison of a model's rows.
@@ -103,27 +103,27 @@ type ValueDiff struct {
 	AffectedRowCount int64                      `json:"affected_row_count" jsonschema:"rows_added + rows_removed + rows_changed"`
 	RowsAdded        int64                      `json:"rows_added" jsonschema:"keys only in current"`
 	RowsRemoved      int64                      `json:"rows_removed" jsonschema:"keys only in base"`
-	RowsChanged      int64                      `json:"rows_changed" jsonschema:"keys in both builds with any compared column different"`
-	Columns          map[string]ColumnValueDiff `json:"columns,omitempty" jsonschema:"per compared non-key column, its changed rows and means"`
+	RowsChanged      int64                      `json:"rows_changed" jsonschema:"keys in both with a column different"`
+	Columns          map[string]ColumnValueDiff `json:"columns,omitempty" jsonschema:"per non-key column: changed rows and means"`
 }
 
 // NextAction is the one follow-up worth making for a model.
 type NextAction struct {
-	Tool     string   `json:"tool" jsonschema:"the tool to call: query_diff, profile_diff or query"`
-	Columns  []string `json:"columns" jsonschema:"the columns the follow-up is about (null: the whole model)"`
+	Tool     string   `json:"tool" jsonschema:"query_diff, profile_diff or query"`
+	Columns  []string `json:"columns" jsonschema:"columns it is about (null: whole model)"`
 	Reason   string   `json:"reason" jsonschema:"why this step, and why no definitive verdict yet"`
-	Priority string   `json:"priority" jsonschema:"high (modified models), medium (downstream tables) or low (downstream views)"`
+	Priority string   `json:"priority" jsonschema:"high (modified), medium (downstream tables) or low (views)"`
 	// Query is kept for callers of earlier versions.
-	Query string `json:"query,omitempty" jsonschema:"Deprecated: use arguments.sql_template. The SQL of a query or query_diff step."`
+	Query string `json:"query,omitempty" jsonschema:"Deprecated: use arguments.sql_template."`
 	// Arguments are ready arguments for the tool.
-	Arguments map[string]any `json:"arguments,omitempty" jsonschema:"ready arguments for the tool: sql_template and primary_keys for query_diff, model and columns for profile_diff"`
+	Arguments map[string]any `json:"arguments,omitempty" jsonschema:"ready arguments for the tool"`
 }
 
 // RejectedKey is a candidate key that failed verification.
 type RejectedKey struct {
 	Columns []string `json:"columns" jsonschema:"the candidate's columns"`
-	Source  string   `json:"source" jsonschema:"where the candidate came from: constraint, test, grain, lineage or name"`
-	Reason  string   `json:"reason" jsonschema:"what the verification found (e.g. duplicate or NULL key values, with counts)"`
+	Source  string   `json:"source" jsonschema:"as key_source"`
+	Reason  string   `json:"reason" jsonschema:"what verification found (duplicate or NULL keys)"`
 }
 
 // Model is one impacted model's verdict.
@@ -131,32 +131,32 @@ type Model struct {
 	Name           string   `json:"name" jsonschema:"model name"`
 	UniqueID       string   `json:"unique_id,omitempty" jsonschema:"dbt unique id"`
 	ResourceType   string   `json:"resource_type,omitempty" jsonschema:"model, seed or snapshot"`
-	Materialized   string   `json:"materialized" jsonschema:"config.materialized (table, view, incremental, ...)"`
-	Classification string   `json:"classification,omitempty" jsonschema:"modified (the model itself changed) or downstream (impacted through an upstream change)"`
-	ChangeStatus   *string  `json:"change_status" jsonschema:"added, removed or modified; null for downstream models"`
-	Modifications  []string `json:"modifications,omitempty" jsonschema:"the dbt state:modified sub-selectors the model matches (body, configs, relation, persisted_descriptions, macros, contract)"`
+	Materialized   string   `json:"materialized" jsonschema:"table, view, incremental, ..."`
+	Classification string   `json:"classification,omitempty" jsonschema:"modified or downstream"`
+	ChangeStatus   *string  `json:"change_status" jsonschema:"added, removed or modified; null downstream"`
+	Modifications  []string `json:"modifications,omitempty" jsonschema:"state:modified sub-selectors matched (body, configs, relation, persisted_descriptions, macros, contract)"`
 	// ChangeCategory comes from column lineage: breaking, partial_breaking, non_breaking or unknown.
-	ChangeCategory     string   `json:"change_category,omitempty" jsonschema:"column-lineage category of a modified model: breaking, partial_breaking, non_breaking or unknown"`
-	CodeChangedColumns []string `json:"code_changed_columns,omitempty" jsonschema:"columns the code change touches by column lineage: for a modified model the columns it computes differently (or adds), for a downstream model its columns reached by a changed upstream column"`
-	RowSetChanged      bool     `json:"row_set_changed,omitempty" jsonschema:"the change alters which rows exist (WHERE, JOIN, GROUP BY, DISTINCT), so every column may change"`
+	ChangeCategory     string   `json:"change_category,omitempty" jsonschema:"breaking, partial_breaking, non_breaking or unknown (modified models)"`
+	CodeChangedColumns []string `json:"code_changed_columns,omitempty" jsonschema:"columns the change touches by column lineage (computed differently, added, or reached by a changed upstream column)"`
+	RowSetChanged      bool     `json:"row_set_changed,omitempty" jsonschema:"the change alters which rows exist (WHERE, JOIN, ...): every column may change"`
 	// ChangedColumns is kept for callers of earlier versions.
 	ChangedColumns      []string       `json:"changed_columns,omitempty" jsonschema:"Deprecated: use code_changed_columns."`
-	ValueChangedColumns []string       `json:"value_changed_columns,omitempty" jsonschema:"columns whose values the value diff found changed (null when no value diff ran)"`
-	ImpactedVia         []string       `json:"impacted_via,omitempty" jsonschema:"every changed upstream column (model.column) that reaches this model by column lineage; column_impact on that column lists this model"`
-	PrimaryKey          []string       `json:"primary_key,omitempty" jsonschema:"the key used to compare rows, null when none was found or verified"`
-	KeySource           string         `json:"key_source,omitempty" jsonschema:"where the key comes from: constraint (primary_key constraint or unique_key config), test (unique / unique_combination_of_columns), grain (GROUP BY, DISTINCT or QUALIFY row_number() = 1 of the SQL), lineage (passthrough or rename of an upstream key) or name (<model>_id, id)"`
-	KeyVerified         bool           `json:"key_verified,omitempty" jsonschema:"true when the key is proven unique and not NULL: by a passing dbt test, or by one aggregate per side in the warehouse"`
-	KeyEvidence         string         `json:"key_evidence,omitempty" jsonschema:"the test, constraint, clause or column the key comes from, and how it was verified"`
-	RejectedKeys        []RejectedKey  `json:"rejected_keys,omitempty" jsonschema:"candidate keys that failed verification, with what was found"`
-	RowCount            *RowCount      `json:"row_count,omitempty" jsonschema:"row counts of both builds (views included); null when not counted"`
-	SchemaChanges       []SchemaChange `json:"schema_changes,omitempty" jsonschema:"changed columns from the catalogs: [] = compared and unchanged, null = could not be compared (missing catalog columns); added/removed models list all their columns"`
-	ValueDiff           *ValueDiff     `json:"value_diff,omitempty" jsonschema:"the key-joined comparison of both builds; null when none ran (see value_diff_skipped)"`
-	ValueDiffSkipped    string         `json:"value_diff_skipped,omitempty" jsonschema:"why no value diff ran (no verified key, view over max_value_diff_rows, skipped by a flag, failed, added/removed model...)"`
-	AffectedRowCount    *int64         `json:"affected_row_count" jsonschema:"rows that differ: the value diff's affected_row_count, or every row of an added (current) or removed (base) model; null when potential"`
-	VerdictBasis        string         `json:"verdict_basis,omitempty" jsonschema:"what the verdict rests on: value_diff, added_model (every current row is new) or removed_model (every base row is gone); empty when potential"`
-	DataImpact          string         `json:"data_impact" jsonschema:"confirmed (data changed: report it), none (verified unchanged: report it), potential (unverified: follow next_action)"`
-	NextAction          *NextAction    `json:"next_action,omitempty" jsonschema:"the one follow-up worth making; null when the verdict needs none"`
-	Warning             string         `json:"warning,omitempty" jsonschema:"a problem with this model's comparison, e.g. base and current being the same relation"`
+	ValueChangedColumns []string       `json:"value_changed_columns,omitempty" jsonschema:"columns the value diff found changed"`
+	ImpactedVia         []string       `json:"impacted_via,omitempty" jsonschema:"the changed upstream columns (model.column) that reach this model"`
+	PrimaryKey          []string       `json:"primary_key,omitempty" jsonschema:"the key rows are compared on; null when none verified"`
+	KeySource           string         `json:"key_source,omitempty" jsonschema:"constraint (primary_key, unique_key), test (unique tests), grain (GROUP BY, DISTINCT, QUALIFY), lineage (upstream key passed through) or name (MODEL_id, id)"`
+	KeyVerified         bool           `json:"key_verified,omitempty" jsonschema:"the key is proven unique and not NULL (passing test or warehouse check)"`
+	KeyEvidence         string         `json:"key_evidence,omitempty" jsonschema:"where the key comes from and how it was verified"`
+	RejectedKeys        []RejectedKey  `json:"rejected_keys,omitempty" jsonschema:"candidate keys that failed verification"`
+	RowCount            *RowCount      `json:"row_count,omitempty" jsonschema:"row counts of both builds; null when not counted"`
+	SchemaChanges       []SchemaChange `json:"schema_changes,omitempty" jsonschema:"changed columns from the catalogs: [] = unchanged, null = not comparable; added/removed models list all"`
+	ValueDiff           *ValueDiff     `json:"value_diff,omitempty" jsonschema:"the key-joined comparison; null when none ran"`
+	ValueDiffSkipped    string         `json:"value_diff_skipped,omitempty" jsonschema:"why no value diff ran"`
+	AffectedRowCount    *int64         `json:"affected_row_count" jsonschema:"rows that differ (all rows of an added or removed model); null when potential"`
+	VerdictBasis        string         `json:"verdict_basis,omitempty" jsonschema:"value_diff, added_model or removed_model (every row affected); empty when potential"`
+	DataImpact          string         `json:"data_impact" jsonschema:"confirmed (data changed), none (verified unchanged) or potential (unverified: follow next_action)"`
+	NextAction          *NextAction    `json:"next_action,omitempty" jsonschema:"the follow-up to make; null when none is needed"`
+	Warning             string         `json:"warning,omitempty" jsonschema:"a problem with this model's comparison"`
 
 	// compact marks a row that marshals in its short form.
 	compact bool
@@ -167,20 +167,20 @@ type NotImpacted struct {
 	Name           string   `json:"name" jsonschema:"model name"`
 	UniqueID       string   `json:"unique_id" jsonschema:"dbt unique id"`
 	Reason         string   `json:"reason" jsonschema:"why it is not impacted"`
-	Reads          []string `json:"reads_columns" jsonschema:"the columns (model.column) it reads from its upstream models that are modified or downstream of a change"`
-	CheckedAgainst []string `json:"checked_against" jsonschema:"the changed columns (model.column) of its modified upstream models, none of which reaches it"`
+	Reads          []string `json:"reads_columns" jsonschema:"the changed-side upstream columns (model.column) it reads"`
+	CheckedAgainst []string `json:"checked_against" jsonschema:"the changed upstream columns (model.column), none reaching it"`
 }
 
 // StepError is a step that failed without failing the analysis.
 type StepError struct {
 	Step    string `json:"step" jsonschema:"row_count_diff, schema_diff or value_diff"`
-	Model   string `json:"model,omitempty" jsonschema:"the model the step was for, when it was for one"`
+	Model   string `json:"model,omitempty" jsonschema:"its model, if any"`
 	Message string `json:"message" jsonschema:"what went wrong"`
 }
 
 // SuggestedCheck is a ready create_check call.
 type SuggestedCheck struct {
-	Type        string         `json:"type" jsonschema:"check type (row_count_diff, value_diff, schema_diff)"`
+	Type        string         `json:"type" jsonschema:"row_count_diff, value_diff or schema_diff"`
 	Name        string         `json:"name" jsonschema:"check name"`
 	Description string         `json:"description" jsonschema:"what the check records"`
 	Params      map[string]any `json:"params" jsonschema:"ready params for create_check"`
@@ -189,21 +189,21 @@ type SuggestedCheck struct {
 // Result is the triage of the whole change.
 type Result struct {
 	Guidance             string `json:"_guidance" jsonschema:"how to read this result"`
-	ClassificationSource string `json:"classification_source" jsonschema:"column_lineage (downstream models ruled out by column lineage) or lineage_dag (model-level lineage only)"`
-	SingleEnv            bool   `json:"single_env" jsonschema:"true when there is no base build (nothing can differ)"`
-	Warning              string `json:"_warning,omitempty" jsonschema:"a warning that affects the whole result (single environment; base and current being the same relations)"`
-	Detail               string `json:"detail" jsonschema:"compact or full: how much of each model this response carries (see the detail parameter)"`
+	ClassificationSource string `json:"classification_source" jsonschema:"column_lineage or lineage_dag (model-level only)"`
+	SingleEnv            bool   `json:"single_env" jsonschema:"no base build (nothing can differ)"`
+	Warning              string `json:"_warning,omitempty" jsonschema:"a warning on the whole result (single-env, or base equals current)"`
+	Detail               string `json:"detail" jsonschema:"compact or full (the detail parameter)"`
 	// MaxAffectedRowCount is the largest affected_row_count of one model (not a total).
-	MaxAffectedRowCount             int64               `json:"max_affected_row_count" jsonschema:"the largest affected_row_count of one model (not a total)"`
-	ModifiedCount                   int                 `json:"modified_count" jsonschema:"reported models that are modified, added or removed"`
-	DownstreamCount                 int                 `json:"downstream_count" jsonschema:"reported models downstream of a data-affecting change, as dbt's state:modified+ counts them: those column lineage rules out included"`
-	ConfirmedImpactedModels         []*Model            `json:"confirmed_impacted_models" jsonschema:"every reported model that is modified or impacted (modified first, then downstream, by name); each has exactly one data_impact"`
-	ConfirmedNotImpactedModels      []string            `json:"confirmed_not_impacted_models" jsonschema:"names of the reported models that no data-affecting change reaches (those ruled out by column lineage included); they need no review"`
-	NotImpactedByColumnLineage      []NotImpacted       `json:"not_impacted_by_column_lineage,omitempty" jsonschema:"the evidence for the models column lineage rules out (their names are also in confirmed_not_impacted_models); absent in compact detail"`
-	NotImpactedByColumnLineageCount int                 `json:"not_impacted_by_column_lineage_count" jsonschema:"how many reported models column lineage rules out"`
-	SchemaCoverage                  diff.SchemaCoverage `json:"schema_coverage" jsonschema:"which models' schemas were compared: complete, partial (unchecked_nodes lists unique ids) or unknown"`
-	SuggestedChecks                 []SuggestedCheck    `json:"suggested_checks" jsonschema:"ready create_check arguments worth saving for CI"`
-	Errors                          []StepError         `json:"errors" jsonschema:"steps that failed; the other steps still ran"`
+	MaxAffectedRowCount             int64               `json:"max_affected_row_count" jsonschema:"largest affected_row_count of one model"`
+	ModifiedCount                   int                 `json:"modified_count" jsonschema:"models modified, added or removed"`
+	DownstreamCount                 int                 `json:"downstream_count" jsonschema:"models downstream of a change, as state:modified+ counts them (ruled-out ones included)"`
+	ConfirmedImpactedModels         []*Model            `json:"confirmed_impacted_models" jsonschema:"modified, then downstream models (by name), each with one data_impact"`
+	ConfirmedNotImpactedModels      []string            `json:"confirmed_not_impacted_models" jsonschema:"names of the models no data-affecting change reaches; they need no review"`
+	NotImpactedByColumnLineage      []NotImpacted       `json:"not_impacted_by_column_lineage,omitempty" jsonschema:"why column lineage rules these models out (full detail only)"`
+	NotImpactedByColumnLineageCount int                 `json:"not_impacted_by_column_lineage_count" jsonschema:"models column lineage rules out"`
+	SchemaCoverage                  diff.SchemaCoverage `json:"schema_coverage" jsonschema:"whether every schema was compared"`
+	SuggestedChecks                 []SuggestedCheck    `json:"suggested_checks" jsonschema:"create_check arguments worth saving for CI"`
+	Errors                          []StepError         `json:"errors" jsonschema:"failed steps (the rest still ran)"`
 }
 
 // Deps are the collaborators of an analysis.

@@ -32,13 +32,13 @@ type MermaidInput struct {
 
 // MermaidResult is a rendered diagram.
 type MermaidResult struct {
-	Mermaid   string `json:"mermaid"`
-	NodeCount int    `json:"node_count"`
-	EdgeCount int    `json:"edge_count"`
-	Truncated bool   `json:"truncated"`
+	Mermaid   string `json:"mermaid" jsonschema:"the graph LR source; paste it into a mermaid code block"`
+	NodeCount int    `json:"node_count" jsonschema:"nodes drawn"`
+	EdgeCount int    `json:"edge_count" jsonschema:"edges drawn"`
+	Truncated bool   `json:"truncated" jsonschema:"true when the size cap left nodes out (see omitted_nodes)"`
 	// OmittedNodes counts nodes left out by the size cap.
-	OmittedNodes int    `json:"omitted_nodes,omitempty"`
-	Warning      string `json:"_warning,omitempty"`
+	OmittedNodes int    `json:"omitted_nodes,omitempty" jsonschema:"nodes left out by the size cap"`
+	Warning      string `json:"_warning,omitempty" jsonschema:"single-env: base equals current"`
 }
 
 // Mermaid draws a deterministic `graph LR` of the given nodes: shapes per

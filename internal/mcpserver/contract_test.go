@@ -193,9 +193,7 @@ func jsonEq(t *testing.T, what string, got, want any) {
 
 // contractCase is one seed tool's contract.
 type contractCase struct {
-	tool string
-	// owner is set when another engineer writes the assertions (impact_analysis).
-	owner string
+	tool  string
 	check func(t *testing.T, e *contractEnv)
 }
 
@@ -561,7 +559,88 @@ func contractCases() []contractCase {
 				t.Errorf("unknown check: %q", text(res))
 			}
 		}},
-		{tool: "impact_analysis", owner: "impact"},
+		{tool: "impact_analysis", check: func(t *testing.T, e *contractEnv) {
+			// customers gains a row (Charlie), users gains a column; orders
+			// and segments read customers, so they gain the row too.
+			out := e.result(t, "impact_analysis", map[string]any{})
+			jsonEq(t, "impact_analysis counts", map[string]any{
+				"modified_count": out["modified_count"], "downstream_count": out["downstream_count"],
+				"max_affected_row_count": out["max_affected_row_count"], "confirmed_not_impacted_models": out["confirmed_not_impacted_models"],
+				"not_impacted_by_column_lineage_count": out["not_impacted_by_column_lineage_count"], "errors": out["errors"],
+				"detail": out["detail"], "single_env": out["single_env"], "classification_source": out["classification_source"],
+			}, map[string]any{
+				"modified_count": 2, "downstream_count": 2, "max_affected_row_count": 1, "confirmed_not_impacted_models": []any{},
+				"not_impacted_by_column_lineage_count": 0, "errors": []any{}, "detail": "compact", "single_env": false,
+				"classification_source": "column_lineage",
+			})
+			jsonEq(t, "schema_coverage", out["schema_coverage"], map[string]any{"status": "complete", "unchecked_nodes": []any{}, "unchecked_node_count": 0, "more": false})
+			models := out["confirmed_impacted_models"].([]any)
+			var names []string
+			for _, m := range models {
+				names = append(names, m.(map[string]any)["name"].(string))
+			}
+			if !slices.Equal(names, []string{"customers", "users", "orders", "segments"}) {
+				t.Fatalf("confirmed_impacted_models = %v, want modified customers, users, then downstream orders, segments", names)
+			}
+			// users: verified unchanged, so compact detail gives it one short row.
+			jsonEq(t, "users (compact)", models[1], map[string]any{"name": "users", "change_status": "modified", "materialized": "table", "data_impact": "none", "affected_row_count": 0})
+			pick := func(m any, keys ...string) map[string]any {
+				out := map[string]any{}
+				for _, k := range keys {
+					out[k] = m.(map[string]any)[k]
+				}
+				return out
+			}
+			fields := []string{"unique_id", "change_status", "classification", "data_impact", "affected_row_count", "verdict_basis", "row_count",
+				"schema_changes", "primary_key", "key_source", "key_verified", "impacted_via", "code_changed_columns", "next_action"}
+			rows := map[string]any{"base": 2, "current": 3, "delta": 1, "delta_pct": 50}
+			jsonEq(t, "customers", pick(models[0], fields...), map[string]any{
+				"unique_id": "model.ripple_test.customers", "change_status": "modified", "classification": "modified", "data_impact": "confirmed",
+				"affected_row_count": 1, "verdict_basis": "value_diff", "row_count": rows, "schema_changes": []any{}, "primary_key": []any{"id"},
+				"key_source": "test", "key_verified": true, "impacted_via": nil, "code_changed_columns": []any{"age", "id", "name"}, "next_action": nil,
+			})
+			jsonEq(t, "customers value_diff", models[0].(map[string]any)["value_diff"], map[string]any{
+				"affected_row_count": 1, "rows_added": 1, "rows_removed": 0, "rows_changed": 0, "primary_key": []any{"id"},
+				"columns": map[string]any{
+					"age":  map[string]any{"affected_row_count": 0, "base_mean": 27.5, "current_mean": 30},
+					"id":   map[string]any{"affected_row_count": 0, "base_mean": nil, "current_mean": nil},
+					"name": map[string]any{"affected_row_count": 0, "base_mean": nil, "current_mean": nil},
+				},
+			})
+			for i, want := range []map[string]any{
+				{"unique_id": "model.ripple_test.orders", "impacted_via": []any{"customers.id"}, "code_changed_columns": []any{"amount", "customer_id", "id"}},
+				{"unique_id": "model.ripple_test.segments", "impacted_via": []any{"customers.age", "customers.id"}, "code_changed_columns": []any{"id", "segment"}},
+			} {
+				want["change_status"], want["classification"], want["data_impact"], want["affected_row_count"] = nil, "downstream", "confirmed", 1
+				want["verdict_basis"], want["row_count"], want["schema_changes"], want["primary_key"] = "value_diff", rows, []any{}, []any{"id"}
+				want["key_source"], want["key_verified"], want["next_action"] = "lineage", true, nil
+				m := models[2+i]
+				jsonEq(t, want["unique_id"].(string), pick(m, fields...), want)
+				vd := m.(map[string]any)["value_diff"].(map[string]any)
+				jsonEq(t, want["unique_id"].(string)+" value_diff rows", pick(vd, "rows_added", "rows_removed", "rows_changed", "affected_row_count"),
+					map[string]any{"rows_added": 1, "rows_removed": 0, "rows_changed": 0, "affected_row_count": 1})
+			}
+			// detail=full: users' whole entry, with the schema change from the catalogs.
+			full := e.result(t, "impact_analysis", map[string]any{"detail": "full", "select": "users"})
+			fm := full["confirmed_impacted_models"].([]any)
+			if len(fm) != 1 {
+				t.Fatalf("select users lists %d models: %v", len(fm), fm)
+			}
+			jsonEq(t, "users (full)", pick(fm[0], "name", "change_status", "data_impact", "affected_row_count", "code_changed_columns", "primary_key", "key_source", "key_verified"),
+				map[string]any{"name": "users", "change_status": "modified", "data_impact": "none", "affected_row_count": 0, "code_changed_columns": []any{"email"},
+					"primary_key": []any{"id"}, "key_source": "name", "key_verified": true})
+			sc := fm[0].(map[string]any)["schema_changes"].([]any)
+			if len(sc) != 1 || sc[0].(map[string]any)["column"] != "email" || sc[0].(map[string]any)["change_status"] != "added" {
+				t.Errorf("users schema_changes = %v, want email added", sc)
+			}
+			vd := fm[0].(map[string]any)["value_diff"].(map[string]any)
+			jsonEq(t, "users value_diff rows", pick(vd, "rows_added", "rows_removed", "rows_changed", "affected_row_count"),
+				map[string]any{"rows_added": 0, "rows_removed": 0, "rows_changed": 0, "affected_row_count": 0})
+			// select limits the listing, never what counts as changed.
+			if full["modified_count"] != 1.0 || full["max_affected_row_count"] != 0.0 {
+				t.Errorf("select users: modified_count %v max_affected_row_count %v, want 1 0", full["modified_count"], full["max_affected_row_count"])
+			}
+		}},
 	}
 }
 
@@ -581,12 +660,6 @@ func TestSeedContract(t *testing.T) {
 		for _, c := range cases {
 			if !recce[c.tool] {
 				t.Errorf("%s is not a seed tool", c.tool)
-			}
-			if c.check == nil {
-				// impact_analysis's contract (confirmed_impacted_models,
-				// confirmed_not_impacted_models) is written by its owner.
-				t.Logf("%s: contract assertions owned by %s", c.tool, c.owner)
-				continue
 			}
 			t.Run(c.tool, func(t *testing.T) { c.check(t, e) })
 		}

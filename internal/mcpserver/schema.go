@@ -111,7 +111,7 @@ func defNames() map[string]string { return map[string]string{"Frame": "DataFrame
 
 // shareDefs moves every named struct type that occurs at least twice under
 // t into s.Defs, replacing each occurrence by a $ref (nullable ones by
-// anyOf [$ref, null]); each occurrence keeps its field's description.
+// anyOf [$ref, null] unless the definition has properties); each occurrence keeps its field's description.
 func shareDefs(s *jsonschema.Schema, t reflect.Type) {
 	// Count the occurrences, each type's fields once: a type used only inside
 	// another shared type is written once, inside that definition.
@@ -144,7 +144,9 @@ func shareDefs(s *jsonschema.Schema, t reflect.Type) {
 			walkTyped(def, t, repl)
 		}
 		ref := &jsonschema.Schema{Ref: "#/$defs/" + name}
-		if slices.Contains(sub.Types, "null") {
+		// A definition with properties loses its object type on the wire
+		// (dropClosed), so a bare $ref accepts null too.
+		if slices.Contains(sub.Types, "null") && len(defs[name].Properties) == 0 {
 			return &jsonschema.Schema{Description: sub.Description, AnyOf: []*jsonschema.Schema{ref, {Type: "null"}}}
 		}
 		ref.Description = sub.Description
@@ -214,19 +216,34 @@ func walkTyped(s *jsonschema.Schema, t reflect.Type, visit func(*jsonschema.Sche
 	walk(s, t, true)
 }
 
-// dropClosed removes additionalProperties: false, required and the type of
-// objects that have properties from every object of m: the output contract
-// says what each field means, the tests hold the operations to the strict
-// schema.
+// dropClosed compacts every object schema of m in place to what a client
+// reads: the structure (objects, arrays, maps, shared $defs) and every
+// field's description. It removes additionalProperties false and required
+// (results grow additively; the tests hold the operations to the strict
+// schema), additionalProperties true (the default) and items {}
+// (anything), a type that other keywords already say (properties or
+// additionalProperties: object; items: array), and the type of scalar
+// leaves, nullable ones included: the description says what the value is
+// and when it is null, and the result shows it. Every result still
+// validates. The strict schemas, with every type and required list, are
+// what the tests validate against and docs/operations.md publishes.
 func dropClosed(m map[string]any) {
-	if v, ok := m["additionalProperties"].(bool); ok && !v {
+	if _, ok := m["additionalProperties"].(bool); ok {
 		delete(m, "additionalProperties")
 	}
 	if _, ok := m["required"].([]any); ok {
 		delete(m, "required")
 	}
-	// properties already say it is an object.
-	if _, ok := m["properties"].(map[string]any); ok && m["type"] == "object" {
+	if v, ok := m["items"].(map[string]any); ok && len(v) == 0 {
+		delete(m, "items")
+	}
+	_, props := m["properties"].(map[string]any)
+	_, addl := m["additionalProperties"].(map[string]any)
+	_, items := m["items"].(map[string]any)
+	switch {
+	case (props || addl) && impliedType(m["type"], "object"),
+		items && impliedType(m["type"], "array"),
+		scalarType(m["type"]):
 		delete(m, "type")
 	}
 	for _, v := range m {
@@ -241,4 +258,27 @@ func dropClosed(m map[string]any) {
 			}
 		}
 	}
+}
+
+// scalarType reports whether t is string, integer, number or boolean, or
+// one of them or null: a leaf's value, which its description explains and
+// the result itself shows.
+func scalarType(t any) bool {
+	for _, want := range [...]string{"string", "integer", "number", "boolean"} {
+		if impliedType(t, want) {
+			return true
+		}
+	}
+	return false
+}
+
+// impliedType reports whether the type keyword t is want, or want or null.
+func impliedType(t any, want string) bool {
+	switch t := t.(type) {
+	case string:
+		return t == want
+	case []any:
+		return len(t) == 2 && (t[0] == "null" && t[1] == want || t[0] == want && t[1] == "null")
+	}
+	return false
 }

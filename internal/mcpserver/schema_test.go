@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -81,6 +82,58 @@ func TestToolSchemasHaveNoBooleanProperties(t *testing.T) {
 			var v any
 			_ = json.Unmarshal(raw, &v)
 			walk(tool.Name, name, v)
+		}
+	}
+}
+
+// TestWireOutputSchemaIsCompactAndLenient: the compact output schema keeps
+// structure and descriptions, drops what other keywords or the
+// descriptions already say, and still accepts every result the strict
+// schema accepts (nulls included).
+func TestWireOutputSchemaIsCompactAndLenient(t *testing.T) {
+	type side struct {
+		Rows *int64 `json:"rows" jsonschema:"rows, or null"`
+	}
+	type out struct {
+		Name  string         `json:"name" jsonschema:"model name"`
+		Base  *side          `json:"base" jsonschema:"base side, null when absent"`
+		Curr  *side          `json:"current" jsonschema:"current side, null when absent"`
+		Tags  []string       `json:"tags" jsonschema:"tags"`
+		Args  map[string]any `json:"args,omitempty" jsonschema:"arguments"`
+		Ratio *float64       `json:"ratio" jsonschema:"a ratio, or null"`
+	}
+	s, err := jsonschema.For[out](nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := json.Marshal(wireOutputSchema(s, reflect.TypeFor[out]()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"$defs":{"side":{"properties":{"rows":{"description":"rows, or null"}}}},"properties":{` +
+		`"args":{"description":"arguments","type":"object"},` +
+		`"base":{"$ref":"#/$defs/side","description":"base side, null when absent"},` +
+		`"current":{"$ref":"#/$defs/side","description":"current side, null when absent"},` +
+		`"name":{"description":"model name"},"ratio":{"description":"a ratio, or null"},` +
+		`"tags":{"description":"tags","items":{}}},"type":"object"}`
+	if string(raw) != want {
+		t.Errorf("wire output schema =\n%s\nwant\n%s", raw, want)
+	}
+	var wire jsonschema.Schema
+	if err := json.Unmarshal(raw, &wire); err != nil {
+		t.Fatal(err)
+	}
+	r, err := wire.Resolve(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := int64(3)
+	for _, v := range []out{{Name: "a", Tags: []string{}}, {Name: "b", Base: &side{Rows: &n}, Curr: &side{}, Tags: []string{"x"}, Args: map[string]any{"k": 1}}} {
+		var m map[string]any
+		b, _ := json.Marshal(v)
+		_ = json.Unmarshal(b, &m)
+		if err := r.Validate(m); err != nil {
+			t.Errorf("%s does not validate against the wire schema: %v", b, err)
 		}
 	}
 }

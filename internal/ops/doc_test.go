@@ -34,30 +34,18 @@ func TestEveryOperationIsDescribed(t *testing.T) {
 	}
 }
 
-// pendingDescriptions are the operations whose result types another
-// engineer is describing in their branch (impact: internal/impact and
-// internal/ops/impact_ops.go). The test fails once one is fully described,
-// so the list only shrinks.
-var pendingDescriptions = map[string]bool{"render_lineage_mermaid": true}
-
 // TestEveryResultFieldIsDescribed: every parameter and every result field,
 // nested ones included, has a description in its schema.
 func TestEveryResultFieldIsDescribed(t *testing.T) {
 	total := 0
 	for _, op := range Default().Ops() {
 		missing := UndocumentedFields(op)
-		if pendingDescriptions[op.Name] {
-			if len(missing) == 0 {
-				t.Errorf("%s is fully described now: remove it from pendingDescriptions", op.Name)
-			}
-			continue
-		}
 		total += len(missing)
 		for _, m := range missing {
 			t.Errorf("%s: %s has no description", op.Name, m)
 		}
 	}
-	t.Logf("undocumented fields outside pendingDescriptions: %d", total)
+	t.Logf("undocumented fields: %d", total)
 }
 
 // TestToolsets: every operation is in a toolset, the recce toolset is the

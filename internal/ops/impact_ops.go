@@ -12,16 +12,10 @@ import (
 func addImpactOps(r *Registry) {
 	Add(r, Spec{Name: "impact_analysis", Title: "Impact analysis", Warehouse: true, DiffTool: true,
 		Description: "Call this FIRST to review a change, before reporting impacted models; do not infer impact by reading code. One call classifies every model " +
-			"in scope: confirmed_impacted_models (modified, added, removed, then downstream) or confirmed_not_impacted_models (names; need no review). " +
-			"select only limits which models are listed: changes always come from every modified model. Per impacted model: row_count {base, current, delta, delta_pct}, " +
-			"schema_changes ([] = compared and unchanged, null = could not be compared), a key (primary_key, key_source constraint/test/grain/lineage/name, key_verified in SQL) " +
-			"and with it a value_diff {rows_added, rows_removed, rows_changed, affected_row_count, columns} (views too, up to max_value_diff_rows), affected_row_count, " +
-			"data_impact (confirmed / none / potential; added and removed models are confirmed with every row affected, see verdict_basis) and next_action " +
-			"{tool, columns, reason, priority, arguments} — null when the verdict is definitive; a keyed query_diff returns the changed rows. Column lineage (default) " +
-			"rules out downstream models that read none of the changed columns (impacted_via lists the changed columns that reach a model). " +
-			"Default detail is compact (models with data_impact none as short rows); detail=full returns every field and the column-lineage evidence. " +
-			"Also: max_affected_row_count, schema_coverage, suggested_checks (ready create_check arguments), errors (failed steps; the rest still ran), _guidance. " +
-			SelectGrammar},
+			"in scope as confirmed_impacted_models (modified, added, removed, then downstream) or confirmed_not_impacted_models (need no review); " +
+			"select only limits the listing. Each impacted model gets row counts, schema changes, a verified key and a value diff, and one data_impact: " +
+			"confirmed, none, or potential with a next_action to call. Column lineage (default) rules out downstream models reading no changed column. " +
+			"detail=full adds every field and the evidence. Selector grammar: see select_nodes."},
 		func(ctx context.Context, s *Session, in *impact.Input) (*impact.Result, error) {
 			deps, err := impactDeps(ctx, s)
 			if err != nil {
