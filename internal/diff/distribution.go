@@ -32,7 +32,7 @@ type TopKSide struct {
 type TopKDiffResult struct {
 	Base    TopKSide `json:"base" jsonschema:"base"`
 	Current TopKSide `json:"current" jsonschema:"current"`
-	Warning string   `json:"_warning,omitempty" jsonschema:"single-env: base equals current"`
+	Warning string   `json:"_warning,omitempty" jsonschema:"single-env notice"`
 }
 
 // Mismatch is the CI verdict: true when the sides' counts differ.
@@ -147,7 +147,7 @@ type HistogramDiffResult struct {
 	Labels   []string      `json:"labels" jsonschema:"bin labels"`
 	// Interval is the date bucket (year, month, day) for date/time columns.
 	Interval string `json:"interval,omitempty" jsonschema:"date bucket: year, month or day"`
-	Warning  string `json:"_warning,omitempty" jsonschema:"single-env: base equals current"`
+	Warning  string `json:"_warning,omitempty" jsonschema:"single-env notice"`
 }
 
 // Mismatch is the CI verdict: true when the sides' bin counts differ.

@@ -27,7 +27,7 @@ type ProfileDiffResult struct {
 	RunID   string       `json:"run_id,omitempty" jsonschema:"recorded run, to cite"`
 	Base    *frame.Frame `json:"base" jsonschema:"one row per column; null if absent"`
 	Current *frame.Frame `json:"current" jsonschema:"one row per column; null if absent"`
-	Warning string       `json:"_warning,omitempty" jsonschema:"single-env: base equals current"`
+	Warning string       `json:"_warning,omitempty" jsonschema:"single-env notice"`
 }
 
 // Mismatch is the CI verdict: true when the two profiles differ.

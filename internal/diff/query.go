@@ -130,7 +130,7 @@ type QueryDiffResult struct {
 	Current *frame.Frame      `json:"current" jsonschema:"current rows; null with primary_keys"`
 	Diff    *frame.Frame      `json:"diff" jsonschema:"with primary_keys: differing rows, in_a/in_b = in base/current"`
 	Summary *QueryDiffSummary `json:"summary,omitempty" jsonschema:"with primary_keys: key counts"`
-	Warning string            `json:"_warning,omitempty" jsonschema:"single-env: base equals current"`
+	Warning string            `json:"_warning,omitempty" jsonschema:"single-env notice"`
 }
 
 // Mismatch is the CI verdict: with keys, any differing row; without, the

@@ -32,7 +32,7 @@ type RowCountDiffInput struct {
 	Exclude    string   `json:"exclude,omitempty" jsonschema:"dbt selector to exclude"`
 	Packages   []string `json:"packages,omitempty" jsonschema:"packages (default: the root project)"`
 	ViewMode   string   `json:"view_mode,omitempty" enum:"all,changed_models" jsonschema:"changed_models: only 1+state:modified+"`
-	AllowEmpty bool     `json:"allow_empty,omitempty" jsonschema:"accept a select/exclude term naming nothing in the project (default: an error with the closest names)"`
+	AllowEmpty bool     `json:"allow_empty,omitempty" jsonschema:"accept a select/exclude term naming nothing (default: error)"`
 }
 
 func (in RowCountDiffInput) selection() Selection {
@@ -119,7 +119,7 @@ func (*RowCountDiffResult) JSONSchema() *jsonschema.Schema {
 		Description: "{<model name>: counts}",
 		Properties: map[string]*jsonschema.Schema{
 			"run_id":   {Type: "string", Description: "recorded run, to cite"},
-			"_warning": {Type: "string", Description: "single-env: base equals current"},
+			"_warning": {Type: "string", Description: "single-env notice"},
 		},
 		PropertyOrder:        []string{"run_id", "_warning"},
 		AdditionalProperties: rc,

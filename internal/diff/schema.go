@@ -35,7 +35,7 @@ type SchemaDiffInput struct {
 	Limit    int      `json:"limit,omitempty" jsonschema:"row cap (default 100)"`
 	// LegacyNodeIDs is node_id's old name, deprecated.
 	LegacyNodeIDs []string `json:"node_ids,omitempty" jsonschema:"Deprecated: use node_id."`
-	AllowEmpty    bool     `json:"allow_empty,omitempty" jsonschema:"accept a select/exclude term naming nothing in the project (default: an error with the closest names)"`
+	AllowEmpty    bool     `json:"allow_empty,omitempty" jsonschema:"accept a select/exclude term naming nothing (default: error)"`
 }
 
 // Normalize folds the deprecated node_ids into node_id.

@@ -77,7 +77,7 @@ type ValueDiffResult struct {
 	// PrimaryKey is the key as resolved to physical column names.
 	PrimaryKey []string          `json:"primary_key" jsonschema:"key as named in the warehouse"`
 	Columns    []ValueDiffColumn `json:"-"`
-	Warning    string            `json:"_warning,omitempty" jsonschema:"single-env: base equals current"`
+	Warning    string            `json:"_warning,omitempty" jsonschema:"single-env notice"`
 }
 
 // Mismatch is the CI verdict: true when a row was added, removed or
@@ -618,7 +618,7 @@ type ValueDiffDetailInput struct {
 type ValueDiffDetailResult struct {
 	*frame.Frame
 	PrimaryKey []string `json:"primary_key" jsonschema:"key as named in the warehouse"`
-	Warning    string   `json:"_warning,omitempty" jsonschema:"single-env: base equals current"`
+	Warning    string   `json:"_warning,omitempty" jsonschema:"single-env notice"`
 }
 
 // Mismatch is the CI verdict: true when any row differs.

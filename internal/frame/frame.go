@@ -23,7 +23,7 @@ const (
 type Column struct {
 	Key  string `json:"key" jsonschema:"column key"`
 	Name string `json:"name" jsonschema:"display name"`
-	Type string `json:"type" jsonschema:"integer, number, float, text, boolean, date, ..."`
+	Type string `json:"type" jsonschema:"integer, number, text, boolean, date, …"`
 }
 
 // Frame is a table of rows (the peer's DataFrame).
@@ -37,8 +37,8 @@ type Frame struct {
 	// TotalRowCount is the full row count when known.
 	TotalRowCount *int64 `json:"total_row_count" jsonschema:"rows before the cap, or null"`
 	// Truncated and Bytes report the result byte cap (warehouse results).
-	Truncated bool  `json:"truncated,omitempty" jsonschema:"rows cut at --max-result-bytes or text at --max-cell-bytes (more is then true)"`
-	Bytes     int64 `json:"bytes,omitempty" jsonschema:"approximate bytes of data as JSON"`
+	Truncated bool  `json:"truncated,omitempty" jsonschema:"cut at --max-result-bytes/--max-cell-bytes (more is then true)"`
+	Bytes     int64 `json:"bytes,omitempty" jsonschema:"approx. JSON bytes of data"`
 }
 
 // New returns an empty frame with the given (key, type) columns; the

@@ -45,7 +45,7 @@ type Input struct {
 	MaxValueDiffRows        int64  `json:"max_value_diff_rows,omitempty" jsonschema:"views with more rows are not value-diffed (tables always are, given a verified key); 0 = 1000000, -1 = no limit"`
 	Threads                 int    `json:"threads,omitempty" jsonschema:"models checked in the warehouse at once (default 4, at most 64)"`
 	Detail                  string `json:"detail,omitempty" jsonschema:"compact (default): data_impact none as short rows; full: every field and the column-lineage evidence"`
-	AllowEmpty              bool   `json:"allow_empty,omitempty" jsonschema:"accept a select/exclude term naming nothing (default: an error naming the closest)"`
+	AllowEmpty              bool   `json:"allow_empty,omitempty" jsonschema:"accept a select/exclude term naming nothing (default: error)"`
 }
 
 // Data impact verdicts.
@@ -137,14 +137,14 @@ type Model struct {
 	Modifications  []string `json:"modifications,omitempty" jsonschema:"state:modified sub-selectors matched (body, configs, relation, persisted_descriptions, macros, contract)"`
 	// ChangeCategory comes from column lineage: breaking, partial_breaking, non_breaking or unknown.
 	ChangeCategory     string   `json:"change_category,omitempty" jsonschema:"breaking, partial_breaking, non_breaking or unknown (modified models)"`
-	CodeChangedColumns []string `json:"code_changed_columns,omitempty" jsonschema:"columns the change touches by column lineage (computed differently, added, or reached by a changed upstream column)"`
+	CodeChangedColumns []string `json:"code_changed_columns,omitempty" jsonschema:"columns the change touches by column lineage (recomputed, added, or fed by a changed column)"`
 	RowSetChanged      bool     `json:"row_set_changed,omitempty" jsonschema:"the change alters which rows exist (WHERE, JOIN, ...): every column may change"`
 	// ChangedColumns is kept for callers of earlier versions.
 	ChangedColumns      []string       `json:"changed_columns,omitempty" jsonschema:"Deprecated: use code_changed_columns."`
 	ValueChangedColumns []string       `json:"value_changed_columns,omitempty" jsonschema:"columns the value diff found changed"`
 	ImpactedVia         []string       `json:"impacted_via,omitempty" jsonschema:"the changed upstream columns (model.column) that reach this model"`
 	PrimaryKey          []string       `json:"primary_key,omitempty" jsonschema:"the key rows are compared on; null when none verified"`
-	KeySource           string         `json:"key_source,omitempty" jsonschema:"constraint (primary_key, unique_key), test (unique tests), grain (GROUP BY, DISTINCT, QUALIFY), lineage (upstream key passed through) or name (MODEL_id, id)"`
+	KeySource           string         `json:"key_source,omitempty" jsonschema:"constraint, test (unique), grain (GROUP BY, DISTINCT), lineage (passed through) or name (MODEL_id, id)"`
 	KeyVerified         bool           `json:"key_verified,omitempty" jsonschema:"the key is proven unique and not NULL (passing test or warehouse check)"`
 	KeyEvidence         string         `json:"key_evidence,omitempty" jsonschema:"where the key comes from and how it was verified"`
 	RejectedKeys        []RejectedKey  `json:"rejected_keys,omitempty" jsonschema:"candidate keys that failed verification"`
@@ -196,7 +196,7 @@ type Result struct {
 	// MaxAffectedRowCount is the largest affected_row_count of one model (not a total).
 	MaxAffectedRowCount             int64               `json:"max_affected_row_count" jsonschema:"largest affected_row_count of one model"`
 	ModifiedCount                   int                 `json:"modified_count" jsonschema:"models modified, added or removed"`
-	DownstreamCount                 int                 `json:"downstream_count" jsonschema:"models downstream of a change, as state:modified+ counts them (ruled-out ones included)"`
+	DownstreamCount                 int                 `json:"downstream_count" jsonschema:"models downstream of a change (state:modified+, ruled-out ones included)"`
 	ConfirmedImpactedModels         []*Model            `json:"confirmed_impacted_models" jsonschema:"modified, then downstream models (by name), each with one data_impact"`
 	ConfirmedNotImpactedModels      []string            `json:"confirmed_not_impacted_models" jsonschema:"names of the models no data-affecting change reaches; they need no review"`
 	NotImpactedByColumnLineage      []NotImpacted       `json:"not_impacted_by_column_lineage,omitempty" jsonschema:"why column lineage rules these models out (full detail only)"`

@@ -27,7 +27,7 @@ type Annotation struct {
 type MermaidInput struct {
 	Select     string `json:"select,omitempty" jsonschema:"dbt selector of the nodes to draw (default: changed nodes and their descendants); space = union, comma = intersection"`
 	MaxChars   int    `json:"max_chars,omitempty" jsonschema:"size cap in characters (default 50000)"`
-	AllowEmpty bool   `json:"allow_empty,omitempty" jsonschema:"accept a select/exclude term naming nothing in the project (default: an error with the closest names)"`
+	AllowEmpty bool   `json:"allow_empty,omitempty" jsonschema:"accept a select/exclude term naming nothing (default: error)"`
 }
 
 // MermaidResult is a rendered diagram.
@@ -38,7 +38,7 @@ type MermaidResult struct {
 	Truncated bool   `json:"truncated" jsonschema:"true when the size cap left nodes out (see omitted_nodes)"`
 	// OmittedNodes counts nodes left out by the size cap.
 	OmittedNodes int    `json:"omitted_nodes,omitempty" jsonschema:"nodes left out by the size cap"`
-	Warning      string `json:"_warning,omitempty" jsonschema:"single-env: base equals current"`
+	Warning      string `json:"_warning,omitempty" jsonschema:"single-env notice"`
 }
 
 // Mermaid draws a deterministic `graph LR` of the given nodes: shapes per

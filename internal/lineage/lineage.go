@@ -70,7 +70,7 @@ type DiffInput struct {
 	Exclude    string   `json:"exclude,omitempty" jsonschema:"dbt selector to exclude"`
 	Packages   []string `json:"packages,omitempty" jsonschema:"packages (default: the root project)"`
 	ViewMode   string   `json:"view_mode,omitempty" enum:"changed_models,all" jsonschema:"changed_models (default): changed nodes, their parents and descendants; all: capped at 300"`
-	AllowEmpty bool     `json:"allow_empty,omitempty" jsonschema:"accept a select/exclude term naming nothing in the project (default: an error with the closest names)"`
+	AllowEmpty bool     `json:"allow_empty,omitempty" jsonschema:"accept a select/exclude term naming nothing (default: error)"`
 }
 
 // DiffResult is the lineage diff: nodes and edges as compact frames.
@@ -87,7 +87,7 @@ type DiffResult struct {
 	TotalNodes    int          `json:"total_nodes" jsonschema:"nodes before the cap"`
 	ReturnedNodes int          `json:"returned_nodes" jsonschema:"nodes returned"`
 	SingleEnv     bool         `json:"single_env" jsonschema:"no base build"`
-	Warning       string       `json:"_warning,omitempty" jsonschema:"single-env: base equals current"`
+	Warning       string       `json:"_warning,omitempty" jsonschema:"single-env notice"`
 }
 
 // Mismatch is the CI verdict: true when any returned node changed.

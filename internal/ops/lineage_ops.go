@@ -24,7 +24,7 @@ type SelectInput struct {
 	Packages []string `json:"packages,omitempty" jsonschema:"packages (default: the root project)"`
 	ViewMode string   `json:"view_mode,omitempty" enum:"all,changed_models" jsonschema:"changed_models: only 1+state:modified+"`
 	// AllowEmpty is allow_empty of every operation that selects nodes.
-	AllowEmpty bool `json:"allow_empty,omitempty" jsonschema:"accept a select/exclude term naming nothing in the project (default: an error with the closest names)"`
+	AllowEmpty bool `json:"allow_empty,omitempty" jsonschema:"accept a select/exclude term naming nothing (default: error)"`
 }
 
 // SelectResult lists selected unique ids.
