@@ -220,7 +220,57 @@ func describeJSONError(data []byte, err error) error {
 	}
 	// encoding/json names Go types ("Go struct field Manifest.nodes... of
 	// type []string"); plainJSONError says the JSON field and JSON types.
-	return fmt.Errorf("line %d, column %d: %s%s", line, col, plainJSONError(err), hint)
+	msg := plainJSONError(err)
+	if te != nil {
+		if top, rest, ok := strings.Cut(te.Field, "."); ok {
+			if key := entryAt(data, top, off); key != "" {
+				msg = fmt.Sprintf("field %s[%q].%s is a JSON %s where dbt writes %s", top, key, rest, te.Value, jsonKind(te.Type))
+			}
+		}
+	}
+	return fmt.Errorf("line %d, column %d: %s%s", line, col, msg, hint)
+}
+
+// entryAt names the entry of the top-level object field (e.g. the node of
+// "nodes") whose value spans byte offset off, so an error names the node,
+// which encoding/json's field path leaves out; "" when it cannot tell.
+func entryAt(data []byte, field string, off int64) string {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return ""
+	}
+	for dec.More() {
+		k, err := dec.Token()
+		if err != nil {
+			return ""
+		}
+		if k != field {
+			var skip json.RawMessage
+			if dec.Decode(&skip) != nil {
+				return ""
+			}
+			continue
+		}
+		if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+			return ""
+		}
+		for dec.More() {
+			key, err := dec.Token()
+			if err != nil {
+				return ""
+			}
+			var v json.RawMessage
+			if dec.Decode(&v) != nil {
+				return ""
+			}
+			if dec.InputOffset() >= off {
+				s, _ := key.(string)
+				return s
+			}
+		}
+		return ""
+	}
+	return ""
 }
 
 // plainJSONError words a decoding error without Go type names.
