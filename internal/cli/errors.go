@@ -167,7 +167,7 @@ func flagErrorFunc(c *cobra.Command, err error) error {
 	}
 	var names []string
 	c.Flags().VisitAll(func(f *pflag.Flag) {
-		if !f.Hidden {
+		if !f.Hidden && f.Name != "help" {
 			names = append(names, f.Name)
 		}
 	})
