@@ -29,6 +29,8 @@ func TestFlagVocabulary(t *testing.T) {
 		{"top-k-diff", [][]string{{"top-k-diff", "orders", "--column", "status"}, {"top-k-diff", "--model", "orders", "--column-name", "status"}}},
 		{"value-diff", [][]string{{"value-diff", "orders", "--primary-key", "order_id"}, {"value-diff", "--model", "orders", "--primary-keys", "order_id"}}},
 		{"row-count-diff", [][]string{{"row-count-diff", "orders", "customers"}, {"row-count-diff", "--model", "orders", "--model", "customers"}, {"row-count-diff", "--node-names", "orders,customers"}}},
+		{"schema-diff", [][]string{{"schema-diff", "orders"}, {"schema-diff", "--model", "model.jaffle_shop.orders"}, {"schema-diff", "--node-id", "orders"}}},
+		{"openlineage-export", [][]string{{"openlineage-export", "orders"}, {"openlineage-export", "--models", "orders"}}},
 		{"query-diff", [][]string{
 			{"query-diff", "--sql-template", "select customer_id, count(*) n from {{ ref('orders') }} group by 1", "--primary-key", "customer_id"},
 			{"query-diff", "--sql-template", "select customer_id, count(*) n from {{ ref('orders') }} group by 1", "--primary-keys", "customer_id"}}},
@@ -92,6 +94,10 @@ func TestErrorsSayWhatToType(t *testing.T) {
 		if strings.Contains(string(r.stderr), "Input validation error") || strings.Contains(string(r.stderr), "validating root") {
 			t.Errorf("schema wording reached the user:\n%s", r)
 		}
+	})
+	t.Run("schema-diff: a model name with a typo", func(t *testing.T) {
+		t.Parallel()
+		wantError(t, ripple(t, "schema-diff", "ordrs"), 1, true, `node id "ordrs"`, `did you mean "orders"`)
 	})
 	t.Run("unknown flag suggests the closest", func(t *testing.T) {
 		t.Parallel()

@@ -38,7 +38,7 @@ type flagField struct {
 // comma-separated), whatever the operation's JSON calls them.
 func cliName(jsonName string) string {
 	switch jsonName {
-	case "model", "model_id", "node_id", "node_names", "model_name":
+	case "model", "model_id", "node_id", "node_names", "model_name", "models":
 		return "model"
 	case "column", "column_name":
 		return "column"
