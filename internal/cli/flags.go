@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/spf13/pflag"
+
+	"github.com/ripple-data/ripple/internal/ops"
 )
 
 // inputFlags binds one flag per JSON field of an operation's input struct.
@@ -16,7 +18,7 @@ import (
 //
 // Flag names are the kebab-case of the JSON names (skip_value_diff →
 // --skip-value-diff) except where the JSON names, which are the MCP
-// contract and never change, spell one concept several ways: cliName maps
+// contract and never change, spell one concept several ways: ops.CLIFlag maps
 // those to the one CLI vocabulary, and the other spellings stay accepted as
 // hidden aliases.
 type inputFlags struct {
@@ -31,40 +33,6 @@ type flagField struct {
 	kind     reflect.Kind
 	elem     reflect.Kind
 	required bool
-}
-
-// cliName is the CLI flag of an input field: the model is --model, a
-// column --column, a key --primary-key (a list: repeated or
-// comma-separated), whatever the operation's JSON calls them.
-func cliName(jsonName string) string {
-	switch jsonName {
-	case "model", "model_id", "node_id", "node_names", "model_name", "models":
-		return "model"
-	case "column", "column_name":
-		return "column"
-	case "primary_key", "primary_keys":
-		return "primary-key"
-	}
-	return strings.ReplaceAll(jsonName, "_", "-")
-}
-
-// cliAliases are the hidden spellings each CLI name also accepts, so that
-// the names of earlier versions and of the MCP parameters keep working.
-func cliAliases(flag string) []string {
-	switch flag {
-	case "model":
-		return []string{"model-id", "node-id", "node-names", "node-name", "model-name", "models"}
-	case "column":
-		return []string{"column-name", "columns"}
-	case "columns":
-		return []string{"column", "column-names"}
-	case "primary-key":
-		return []string{"primary-keys", "key", "keys"}
-	case "focus":
-		// lineage's focus is nodes or node.column; --model reads naturally.
-		return []string{"model", "node", "nodes"}
-	}
-	return nil
 }
 
 func jsonName(f reflect.StructField) (string, bool) {
@@ -98,7 +66,7 @@ func bindInputFlags(fs *pflag.FlagSet, t reflect.Type, required []string) *input
 			if !ok {
 				continue
 			}
-			flag := cliName(name)
+			flag := ops.CLIFlag(name)
 			if fs.Lookup(flag) != nil || in.has(flag) {
 				// Two fields of one concept (row_count_diff's node_names
 				// and node_ids) or a global flag: the JSON spelling.
@@ -165,7 +133,7 @@ func bindInputFlags(fs *pflag.FlagSet, t reflect.Type, required []string) *input
 	walk(t)
 	// Aliases only where they name no flag of their own.
 	for _, f := range in.fields {
-		for _, a := range cliAliases(f.flag) {
+		for _, a := range ops.CLIFlagAliases(f.flag) {
 			if _, taken := in.alias[a]; !taken && !in.has(a) && fs.Lookup(a) == nil {
 				in.alias[a] = f.flag
 			}
