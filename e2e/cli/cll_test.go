@@ -1,6 +1,7 @@
 package cli_test
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -346,6 +347,18 @@ func TestSQLLineage(t *testing.T) {
 	}
 	if got := strs(t, out, "row_deps"); !reflect.DeepEqual(got, []string{"orders.amount", "orders.order_id", "payments.order_id"}) {
 		t.Errorf("row_deps %v", got)
+	}
+	// --sql is the SQL text as in `ripple query`; --sql-file reads a file;
+	// a --sql naming a file (the old meaning) still works, with a warning.
+	if !strings.HasPrefix(string(r.stderr), "warning: --sql "+query+" reads the file; --sql takes the SQL text now") {
+		t.Errorf("no deprecation warning:\n%s", r)
+	}
+	text, _ := os.ReadFile(query)
+	for _, args := range [][]string{{"--sql-file", query}, {"--sql", string(text)}} {
+		o := execRipple(t, append([]string{"sql-lineage", "--dialect", "duckdb", "--schema", schema, "--json"}, args...)...)
+		if o.code != 0 || !bytes.Equal(o.stdout, r.stdout) || len(o.stderr) != 0 {
+			t.Errorf("%v answers differently:\n%s", args[0], o)
+		}
 	}
 }
 

@@ -57,10 +57,10 @@ func TestErrors(t *testing.T) {
 		{"non-unique key", []string{"value-diff", "--model", "orders", "--primary-key", "customer_id", "--json"}, true, 1, true, []string{"1760 key values occur more than once", "GROUP BY"}},
 		{"write SQL", []string{"query", "--sql", "drop table orders", "--json"}, true, 1, true, []string{"read-only"}},
 		{"missing table", []string{"query", "--sql", "select * from no_such_table", "--json"}, true, 1, false, []string{"no_such_table"}},
-		{"missing required parameter", []string{"value-diff", "--json"}, true, 2, true, []string{"Input validation error", "model", "primary_key"}},
+		{"missing required parameter", []string{"value-diff", "--json"}, true, 2, true, []string{"--model is required", "first argument"}},
 		{"bad flag", []string{"lineage-diff", "--no-such-flag", "--json"}, true, 2, true, []string{"--no-such-flag"}},
 		{"bad flag value", []string{"value-diff-detail", "--model", "orders", "--primary-key", "order_id", "--limit", "many", "--json"}, true, 2, true, []string{"--limit"}},
-		{"bad view mode", []string{"lineage-diff", "--view-mode", "everything", "--json"}, true, anyFailure, true, []string{"view_mode", "changed_models"}},
+		{"bad view mode", []string{"lineage-diff", "--view-mode", "everything", "--json"}, true, 2, true, []string{"--view-mode is invalid", "changed_models"}},
 		{"unknown command", []string{"no-such-command"}, false, 2, true, []string{"no-such-command"}},
 		{"missing artifacts", []string{"--project-dir", empty, "lineage-diff", "--json"}, false, 1, true,
 			[]string{filepath.Join(empty, "target", "manifest.json"), "dbt "}},
@@ -107,7 +107,8 @@ func TestErrors(t *testing.T) {
 		t.Parallel()
 		path := filepath.Join(t.TempDir(), "nope.duckdb")
 		r := execRipple(t, "--project-dir", suite.demoDir, "--duckdb", path, "impact-analysis", "--json")
-		if r.code != 0 {
+		// The result is printed, and the exit says the data was not checked.
+		if r.code != 4 || !strings.HasPrefix(string(r.stderr), "error: the data could not be checked: ") {
 			t.Fatalf("%s", r)
 		}
 		out := decodeOnly(t, r)

@@ -144,13 +144,15 @@ func NewRootCmd(ios IOStreams) *cobra.Command {
 		Short: "What a dbt change really does to the data, before it is merged",
 		Long: "Ripple compares the base build (target-base/) and the current build (target/) of a dbt project:\n" +
 			"lineage, column-level lineage, data diffs pushed down to the warehouse, impact analysis and checks.\n" +
-			"Every command prints JSON with --json; `ripple mcp` serves the same operations to AI agents.",
+			"Every command prints JSON with --json; `ripple mcp` serves the same operations to AI agents.\n\n" + exitCodesHelp,
+		Version:       versionLine(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	root.SetVersionTemplate("ripple {{.Version}}\n")
 	root.SetOut(ios.Out)
 	root.SetErr(ios.ErrOut)
-	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
+	root.SetFlagErrorFunc(flagErrorFunc)
 	g.bindFlags(root.PersistentFlags())
 
 	reg := ops.Default()
@@ -167,9 +169,9 @@ func NewRootCmd(ios IOStreams) *cobra.Command {
 		Short: "Print Ripple's version",
 		RunE: func(c *cobra.Command, _ []string) error {
 			if g.JSON {
-				return writeJSON(ios.Out, map[string]string{"version": Version})
+				return writeJSON(ios.Out, versionInfo())
 			}
-			fmt.Fprintln(ios.Out, "ripple", Version)
+			fmt.Fprintln(ios.Out, "ripple", versionLine())
 			return nil
 		},
 	})
@@ -251,30 +253,40 @@ func opCommand(g *Globals, ios IOStreams, op *ops.Op) *cobra.Command {
 	if op.Name == "select_nodes" {
 		cmd.Aliases = []string{"select"}
 	}
-	flags := bindInputFlags(cmd.Flags(), op.InputType())
-	if op.Positional != "" {
-		if f, ok := flags.field(op.Positional); ok && f.kind == reflect.Slice {
-			cmd.Use += " [" + op.Positional + "...]"
+	var required []string
+	if op.InputSchema != nil {
+		required = op.InputSchema.Required
+	}
+	flags := bindInputFlags(cmd.Flags(), op.InputType(), required)
+	positional := positionalField(op, flags)
+	if positional != "" {
+		f, _ := flags.field(positional)
+		if f.kind == reflect.Slice {
+			cmd.Use += " [" + f.flag + "...]"
 		} else {
-			cmd.Use += " [" + op.Positional + "]"
+			cmd.Use += " [" + f.flag + "]"
 			cmd.Args = cobra.MaximumNArgs(1)
 		}
 	} else {
 		cmd.Args = cobra.NoArgs
 	}
+	var allowPartial bool
 	cmd.RunE = func(c *cobra.Command, args []string) error {
 		in, err := flags.args(c.Flags())
 		if err != nil {
 			return usageError{err}
 		}
 		if len(args) > 0 {
-			f, _ := flags.field(op.Positional)
+			f, _ := flags.field(positional)
+			if _, both := in[positional]; both {
+				return usageError{fmt.Errorf("%s given twice: as an argument and as --%s", f.flag, f.flag)}
+			}
 			if f.kind == reflect.Slice {
-				in[op.Positional] = args
+				in[positional] = args
 			} else if len(args) == 1 {
-				in[op.Positional] = args[0]
+				in[positional] = args[0]
 			} else {
-				return usageError{fmt.Errorf("%s takes one %s", op.CLIName(), op.Positional)}
+				return usageError{fmt.Errorf("%s takes one %s", op.CLIName(), f.flag)}
 			}
 		}
 		raw, err := json.Marshal(in)
@@ -290,12 +302,22 @@ func opCommand(g *Globals, ios IOStreams, op *ops.Op) *cobra.Command {
 		}
 		out, err := op.CallJSON(ctx, s, raw)
 		if err != nil {
+			return flagError(ctx, s, flags, positional, in, err)
+		}
+		warnArtifacts(ctx, s, ios.ErrOut)
+		if g.JSON {
+			err = writeJSON(ios.Out, out)
+		} else {
+			err = render.Text(ios.Out, op.Name, out, ios.renderOptions())
+		}
+		if err != nil {
 			return err
 		}
-		if g.JSON {
-			return writeJSON(ios.Out, out)
-		}
-		return render.Text(ios.Out, op.Name, out, ios.renderOptions())
+		return dataStepsExit(out, allowPartial)
+	}
+	if dataStepOps[op.Name] {
+		cmd.Flags().BoolVar(&allowPartial, "allow-partial", false,
+			"exit 0 when only some data steps failed (the result lists them in errors); without it any failed data step exits 4, and no data step at all exits 4 regardless")
 	}
 	return cmd
 }

@@ -4,24 +4,35 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/spf13/pflag"
+
+	"github.com/ripple-data/ripple/internal/ops"
 )
 
-// inputFlags binds one flag per JSON field of an operation's input struct;
-// flag names are the kebab-case of the JSON names (primary_key → --primary-key).
+// inputFlags binds one flag per JSON field of an operation's input struct.
 // Values are collected into a JSON object so that the CLI goes through the
 // same validation and decoding as the MCP server.
+//
+// Flag names are the kebab-case of the JSON names (skip_value_diff →
+// --skip-value-diff) except where the JSON names, which are the MCP
+// contract and never change, spell one concept several ways: ops.CLIFlag maps
+// those to the one CLI vocabulary, and the other spellings stay accepted as
+// hidden aliases.
 type inputFlags struct {
 	fields []flagField
+	// alias maps a hidden spelling to the flag it stands for.
+	alias map[string]string
 }
 
 type flagField struct {
-	json string
-	flag string
-	kind reflect.Kind
-	elem reflect.Kind
+	json     string
+	flag     string
+	kind     reflect.Kind
+	elem     reflect.Kind
+	required bool
 }
 
 func jsonName(f reflect.StructField) (string, bool) {
@@ -36,8 +47,10 @@ func jsonName(f reflect.StructField) (string, bool) {
 	return name, true
 }
 
-func bindInputFlags(fs *pflag.FlagSet, t reflect.Type) *inputFlags {
-	in := &inputFlags{}
+// bindInputFlags defines the flags of input type t on fs; required lists
+// the JSON names the input schema requires (their help says so).
+func bindInputFlags(fs *pflag.FlagSet, t reflect.Type, required []string) *inputFlags {
+	in := &inputFlags{alias: map[string]string{}}
 	if t.Kind() != reflect.Struct {
 		return in
 	}
@@ -53,12 +66,23 @@ func bindInputFlags(fs *pflag.FlagSet, t reflect.Type) *inputFlags {
 			if !ok {
 				continue
 			}
-			flag := strings.ReplaceAll(name, "_", "-")
-			if fs.Lookup(flag) != nil {
+			flag := ops.CLIFlag(name)
+			if fs.Lookup(flag) != nil || in.has(flag) {
+				// Two fields of one concept (row_count_diff's node_names
+				// and node_ids) or a global flag: the JSON spelling.
+				flag = strings.ReplaceAll(name, "_", "-")
+			}
+			if fs.Lookup(flag) != nil || in.has(flag) {
 				continue // a global flag of the same name wins (e.g. --select)
 			}
 			usage := f.Tag.Get("jsonschema")
-			ff := flagField{json: name, flag: flag, kind: f.Type.Kind()}
+			ff := flagField{json: name, flag: flag, kind: f.Type.Kind(), required: slices.Contains(required, name)}
+			if ff.required {
+				usage = "(required) " + usage
+			}
+			if kebab := strings.ReplaceAll(name, "_", "-"); kebab != flag {
+				in.alias[kebab] = flag
+			}
 			switch f.Type.Kind() {
 			case reflect.String:
 				fs.String(flag, "", usage)
@@ -99,11 +123,50 @@ func bindInputFlags(fs *pflag.FlagSet, t reflect.Type) *inputFlags {
 				ff.kind = reflect.Map
 				fs.String(flag, "", usage+" (JSON)")
 			}
+			if strings.HasPrefix(usage, "Deprecated:") {
+				// Still accepted, no longer shown.
+				_ = fs.MarkHidden(flag)
+			}
 			in.fields = append(in.fields, ff)
 		}
 	}
 	walk(t)
+	// Aliases only where they name no flag of their own.
+	for _, f := range in.fields {
+		for _, a := range ops.CLIFlagAliases(f.flag) {
+			if _, taken := in.alias[a]; !taken && !in.has(a) && fs.Lookup(a) == nil {
+				in.alias[a] = f.flag
+			}
+		}
+	}
+	for a := range in.alias {
+		if in.has(a) || fs.Lookup(a) != nil {
+			delete(in.alias, a)
+		}
+	}
+	fs.SetNormalizeFunc(func(_ *pflag.FlagSet, name string) pflag.NormalizedName {
+		if to, ok := in.alias[name]; ok {
+			return pflag.NormalizedName(to)
+		}
+		return pflag.NormalizedName(name)
+	})
 	return in
+}
+
+func (in *inputFlags) has(flag string) bool {
+	return slices.ContainsFunc(in.fields, func(f flagField) bool { return f.flag == flag })
+}
+
+// flagOf is the CLI flag of a JSON parameter ("--primary-key" for
+// primary_keys), or the parameter itself when no flag binds it.
+func (in *inputFlags) flagOf(jsonName string) string {
+	if f, ok := in.field(jsonName); ok {
+		return "--" + f.flag
+	}
+	if to, ok := in.alias[strings.ReplaceAll(jsonName, "_", "-")]; ok {
+		return "--" + to
+	}
+	return jsonName
 }
 
 // args builds the JSON arguments from the flags the user set.

@@ -21,6 +21,7 @@ type runOptions struct {
 	Summary        string
 	FailOnMismatch bool
 	NoPresets      bool
+	AllowPartial   bool
 }
 
 // RunReport is the result of `ripple run`.
@@ -51,7 +52,8 @@ func newRunCmd(g *Globals, ios IOStreams, _ *ops.Registry) *cobra.Command {
 		Use:   "run",
 		Short: "Run the preset checks (and the checks of the state file) for CI",
 		Long: "Creates the preset checks of ripple.yml (written with two defaults when missing), runs every check, writes the state file\n" +
-			"and optionally the Markdown summary. Exit code: 0 all passed, 1 a check found a mismatch (with --fail-on-mismatch) or failed, 2 usage or configuration error.",
+			"and optionally the Markdown summary. Exit code: 0 all passed, 1 a check found a mismatch (with --fail-on-mismatch) or failed, 2 usage or configuration error,\n" +
+			"4 the summary's warehouse steps failed (all of them, or some without --allow-partial).",
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error { return runChecks(c.Context(), g, ios, o) },
 	}
@@ -59,6 +61,7 @@ func newRunCmd(g *Globals, ios IOStreams, _ *ops.Registry) *cobra.Command {
 	cmd.Flags().StringVar(&o.Summary, "summary", "", "also write the Markdown PR summary to this file")
 	cmd.Flags().BoolVar(&o.FailOnMismatch, "fail-on-mismatch", true, "exit 1 when a check finds a difference (not only when it fails)")
 	cmd.Flags().BoolVar(&o.NoPresets, "no-presets", false, "only run the checks already in the state file")
+	cmd.Flags().BoolVar(&o.AllowPartial, "allow-partial", false, "with --summary: exit 0 when only some of its warehouse steps failed (never when all did)")
 	return cmd
 }
 
@@ -90,6 +93,7 @@ func runChecks(ctx context.Context, g *Globals, ios IOStreams, o *runOptions) er
 		}
 	}
 	rep := &RunReport{StateFile: g.StateFile, Checks: []RunReportCheck{}}
+	var stepsErr error
 	for _, c := range store.List(ops.ArtifactsModTime(p)).Checks {
 		fmt.Fprintf(ios.ErrOut, "running %s (%s)\n", c.Name, c.Type)
 		run, err := store.RunCheck(ctx, c.ID, checks.TriggerUser)
@@ -115,17 +119,21 @@ func runChecks(ctx context.Context, g *Globals, ios IOStreams, o *runOptions) er
 		return &ExitError{Code: 2, Err: fmt.Errorf("writing the state file: %w", err)}
 	}
 	if o.Summary != "" {
-		md, err := ops.SummaryMarkdown(ctx, s, impact.Input{})
+		sum, err := ops.Summary(ctx, s, impact.Input{})
 		if err != nil {
 			return err
 		}
-		if err := os.WriteFile(o.Summary, []byte(md), 0o644); err != nil {
+		if err := os.WriteFile(o.Summary, []byte(sum.Markdown), 0o644); err != nil {
 			return err
 		}
 		rep.Summary = o.Summary
+		stepsErr = stepsError(sum.DataSteps, sum.Errors, o.AllowPartial)
 	}
-	if rep.Failed > 0 || (o.FailOnMismatch && rep.Mismatched > 0) {
-		rep.ExitCode = 1
+	switch {
+	case rep.Failed > 0 || (o.FailOnMismatch && rep.Mismatched > 0):
+		rep.ExitCode = exitFailed
+	case stepsErr != nil:
+		rep.ExitCode = exitDataSteps
 	}
 	if g.JSON {
 		if err := writeJSON(ios.Out, rep); err != nil {
@@ -146,6 +154,9 @@ func runChecks(ctx context.Context, g *Globals, ios IOStreams, o *runOptions) er
 			}
 		}
 		fmt.Fprintf(ios.Out, "%d passed, %d mismatched, %d failed\n", rep.Passed, rep.Mismatched, rep.Failed)
+	}
+	if rep.ExitCode == exitDataSteps {
+		return stepsErr
 	}
 	if rep.ExitCode != 0 {
 		return &ExitError{Code: rep.ExitCode}

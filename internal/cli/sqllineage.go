@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -16,6 +17,7 @@ type sqlLineageOptions struct {
 	Dialect string
 	Schema  string
 	SQL     string
+	SQLFile string
 }
 
 func newSQLLineageCmd(g *Globals, ios IOStreams, _ *ops.Registry) *cobra.Command {
@@ -23,17 +25,29 @@ func newSQLLineageCmd(g *Globals, ios IOStreams, _ *ops.Registry) *cobra.Command
 	cmd := &cobra.Command{
 		Use:   "sql-lineage",
 		Short: "Column lineage of one SQL query (no dbt project needed)",
-		Long: "Reads a SELECT from --sql FILE (or stdin) and upstream schemas from --schema FILE ({table: {column: type}}), and prints (with --json)\n" +
+		Long: "Reads a SELECT from --sql TEXT, --sql-file FILE or stdin, and upstream schemas from --schema FILE ({table: {column: type}}), and prints (with --json)\n" +
 			`{"columns": {"<out>": {"deps": ["<table>.<col>"], "kind": "..."}}, "row_deps": [...]} in output-column order.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			in := ops.SQLLineageInput{Dialect: o.Dialect}
 			var sqlText []byte
 			var err error
-			if o.SQL == "" || o.SQL == "-" {
+			switch {
+			case o.SQL != "" && o.SQLFile != "":
+				return usageError{fmt.Errorf("give the SQL once: --sql TEXT or --sql-file FILE")}
+			case o.SQLFile != "" && o.SQLFile != "-":
+				sqlText, err = os.ReadFile(o.SQLFile)
+			case o.SQL != "" && o.SQL != "-":
+				// --sql is the SQL text, as in `ripple query`. It used to be
+				// a path: a value naming a file is still read, with a warning.
+				if st, serr := os.Stat(o.SQL); serr == nil && st.Mode().IsRegular() && !strings.ContainsAny(o.SQL, " \n\t") {
+					fmt.Fprintf(ios.ErrOut, "warning: --sql %s reads the file; --sql takes the SQL text now, use --sql-file for a file\n", o.SQL)
+					sqlText, err = os.ReadFile(o.SQL)
+				} else {
+					sqlText = []byte(o.SQL)
+				}
+			default:
 				sqlText, err = io.ReadAll(ios.In)
-			} else {
-				sqlText, err = os.ReadFile(o.SQL)
 			}
 			if err != nil {
 				return fmt.Errorf("reading the SQL: %w", err)
@@ -63,6 +77,7 @@ func newSQLLineageCmd(g *Globals, ios IOStreams, _ *ops.Registry) *cobra.Command
 	}
 	cmd.Flags().StringVar(&o.Dialect, "dialect", "generic", "SQL dialect: duckdb, postgres, redshift, snowflake, bigquery, databricks or generic")
 	cmd.Flags().StringVar(&o.Schema, "schema", "", "JSON file of upstream schemas {table: {column: type}}")
-	cmd.Flags().StringVar(&o.SQL, "sql", "", "file with the SQL (default: stdin)")
+	cmd.Flags().StringVar(&o.SQL, "sql", "", "the SQL text (as in `ripple query`; default: stdin)")
+	cmd.Flags().StringVar(&o.SQLFile, "sql-file", "", "file with the SQL (- for stdin)")
 	return cmd
 }

@@ -296,10 +296,14 @@ type RunResults struct {
 
 // Env is one build of the project: its artifacts and where they came from.
 type Env struct {
-	Dir        string
-	Manifest   *Manifest
-	Catalog    *Catalog    // nil when catalog.json is absent
-	RunResults *RunResults // nil when run_results.json is absent
+	Dir      string
+	Manifest *Manifest
+	Catalog  *Catalog // nil when catalog.json is absent or unreadable
+	// CatalogProblem is why a catalog.json that exists was not read (it is
+	// not valid JSON or not a dbt catalog): Ripple then works as without a
+	// catalog, as when the file is missing, and surfaces warn with this.
+	CatalogProblem error
+	RunResults     *RunResults // nil when run_results.json is absent
 	// ModTime is the manifest's modification time (artifact age).
 	ModTime time.Time
 }

@@ -9,9 +9,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"sort"
 	"strconv"
+	"strings"
 )
 
 // Supported manifest schema versions.
@@ -157,7 +159,7 @@ func (n *Node) decodeConfig() error {
 		return nil
 	}
 	if err := json.Unmarshal(n.ConfigRaw, &n.Config); err != nil {
-		return fmt.Errorf("config: %w", err)
+		return fmt.Errorf("config: %s", plainJSONError(err))
 	}
 	return nil
 }
@@ -206,7 +208,7 @@ func describeJSONError(data []byte, err error) error {
 		off = te.Offset
 	}
 	if off < 0 || off > int64(len(data)) {
-		return err
+		return errors.New(plainJSONError(err))
 	}
 	// Offset counts the bytes read including the offending one.
 	at := max(off-1, 0)
@@ -216,7 +218,96 @@ func describeJSONError(data []byte, err error) error {
 	if bytes.Contains(data, []byte("\n<<<<<<< ")) || bytes.HasPrefix(data, []byte("<<<<<<< ")) {
 		hint = " (the file contains git merge-conflict markers; rebuild it with dbt instead of merging it)"
 	}
-	return fmt.Errorf("line %d, column %d: %w%s", line, col, err, hint)
+	// encoding/json names Go types ("Go struct field Manifest.nodes... of
+	// type []string"); plainJSONError says the JSON field and JSON types.
+	msg := plainJSONError(err)
+	if te != nil {
+		if top, rest, ok := strings.Cut(te.Field, "."); ok {
+			if key := entryAt(data, top, off); key != "" {
+				msg = fmt.Sprintf("field %s[%q].%s is a JSON %s where dbt writes %s", top, key, rest, te.Value, jsonKind(te.Type))
+			}
+		}
+	}
+	return fmt.Errorf("line %d, column %d: %s%s", line, col, msg, hint)
+}
+
+// entryAt names the entry of the top-level object field (e.g. the node of
+// "nodes") whose value spans byte offset off, so an error names the node,
+// which encoding/json's field path leaves out; "" when it cannot tell.
+func entryAt(data []byte, field string, off int64) string {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return ""
+	}
+	for dec.More() {
+		k, err := dec.Token()
+		if err != nil {
+			return ""
+		}
+		if k != field {
+			var skip json.RawMessage
+			if dec.Decode(&skip) != nil {
+				return ""
+			}
+			continue
+		}
+		if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+			return ""
+		}
+		for dec.More() {
+			key, err := dec.Token()
+			if err != nil {
+				return ""
+			}
+			var v json.RawMessage
+			if dec.Decode(&v) != nil {
+				return ""
+			}
+			if dec.InputOffset() >= off {
+				s, _ := key.(string)
+				return s
+			}
+		}
+		return ""
+	}
+	return ""
+}
+
+// plainJSONError words a decoding error without Go type names.
+func plainJSONError(err error) string {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		field := te.Field
+		if field == "" {
+			field = "(top level)"
+		}
+		return fmt.Sprintf("field %s is a JSON %s where dbt writes %s", field, te.Value, jsonKind(te.Type))
+	}
+	return strings.TrimPrefix(err.Error(), "json: ")
+}
+
+// jsonKind names the JSON type a Go type decodes from.
+func jsonKind(t reflect.Type) string {
+	if t == nil {
+		return "another type"
+	}
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "a boolean"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64, reflect.Uint, reflect.Uint8,
+		reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	case reflect.Map, reflect.Struct:
+		return "an object"
+	}
+	return "another type"
 }
 
 // LoadEnv reads the artifacts in dir. The manifest is required; catalog and
@@ -251,8 +342,12 @@ func LoadEnv(ctx context.Context, dir, what, howTo string) (*Env, error) {
 		return nil, err
 	}
 	if data, err := os.ReadFile(filepath.Join(dir, CatalogFile)); err == nil {
+		// catalog.json is optional: a corrupt one is treated as a missing
+		// one (columns come from the YAML), and said, rather than stopping
+		// commands that never need it.
 		if env.Catalog, err = DecodeCatalog(data, filepath.Join(dir, CatalogFile)); err != nil {
-			return nil, err
+			env.Catalog = nil
+			env.CatalogProblem = fmt.Errorf("%w; Ripple ignores it as if it were missing (schema diffs fall back to the YAML columns): regenerate it with `%s`", err, howTo)
 		}
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("reading the %s catalog: %w", what, err)

@@ -241,3 +241,41 @@ func FuzzDecodeRunResults(f *testing.F) {
 		_, _ = DecodeRunResults(data, "fuzz.json")
 	})
 }
+
+// A manifest with a value of the wrong type names the file, the node and
+// the field in JSON terms, never Go's types.
+func TestManifestTypeErrorIsWordedInJSON(t *testing.T) {
+	data := []byte(`{"metadata": {"dbt_schema_version": "https://schemas.getdbt.com/dbt/manifest/v12.json"},
+"nodes": {"model.p.a": {"unique_id": "model.p.a", "name": "a"},
+"model.p.b": {"unique_id": "model.p.b", "name": 42}}}`)
+	_, err := DecodeManifest(data, "target/manifest.json")
+	if err == nil {
+		t.Fatal("expected an error")
+	}
+	want := `target/manifest.json is not a valid dbt manifest: line 3, column 50: field nodes["model.p.b"].name is a JSON number where dbt writes a string`
+	if err.Error() != want {
+		t.Errorf("error\n%s\nwant\n%s", err, want)
+	}
+}
+
+// A corrupt catalog.json is read as a missing one, and the problem is kept
+// for surfaces to warn about.
+func TestCorruptCatalogIsTreatedAsMissing(t *testing.T) {
+	dir := t.TempDir()
+	manifest := `{"metadata": {"dbt_schema_version": "https://schemas.getdbt.com/dbt/manifest/v12.json"}, "nodes": {}}`
+	if err := os.WriteFile(filepath.Join(dir, ManifestFile), []byte(manifest), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, CatalogFile), []byte(`{"nodes": {`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env, err := LoadEnv(context.Background(), dir, "current", "dbt docs generate")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := filepath.Join(dir, CatalogFile) + " is not a valid dbt catalog: line 1, column 11: unexpected end of JSON input; " +
+		"Ripple ignores it as if it were missing (schema diffs fall back to the YAML columns): regenerate it with `dbt docs generate`"
+	if env.Catalog != nil || env.CatalogProblem == nil || env.CatalogProblem.Error() != want {
+		t.Errorf("catalog %v, problem\n%v\nwant\n%s", env.Catalog, env.CatalogProblem, want)
+	}
+}

@@ -267,6 +267,22 @@ func (e Env) suggestID(id string) string {
 	return dbt.SuggestSuffix(id, ids)
 }
 
+// suggestName is suggestID over node names, for a name with a typo.
+func (e Env) suggestName(name string) string {
+	var names []string
+	for _, s := range []Side{Current, Base} {
+		if m := e.manifest(s); m != nil {
+			for _, n := range m.AllNodes() {
+				if n.ResourceType != dbt.Test && n.ResourceType != dbt.UnitTest {
+					names = append(names, n.Name)
+				}
+			}
+		}
+	}
+	sort.Strings(names)
+	return dbt.SuggestSuffix(name, names)
+}
+
 func (e Env) countSide(ctx context.Context, name string, s Side) (*int64, RowCountMeta, error) {
 	n, err := findNode(e.manifest(s), name)
 	if err != nil {

@@ -124,7 +124,23 @@ func SchemaDiff(_ context.Context, env Env, in SchemaDiffInput) (*SchemaDiffResu
 			want := map[string]bool{}
 			for _, id := range in.NodeIDs {
 				if env.nodeByID(id) == nil {
-					return nil, fmt.Errorf("node id %q is not in the base or current manifest%s", id, env.suggestID(id))
+					// A model name (the CLI's --model) stands for its id.
+					resolved := ""
+					for _, side := range []Side{Current, Base} {
+						if m := env.manifest(side); m != nil && resolved == "" {
+							if n, err := m.Lookup(id); err == nil {
+								resolved = n.UniqueID
+							}
+						}
+					}
+					if resolved == "" {
+						hint := env.suggestID(id)
+						if hint == "" {
+							hint = env.suggestName(id)
+						}
+						return nil, fmt.Errorf("node id %q is not in the base or current manifest%s", id, hint)
+					}
+					id = resolved
 				}
 				want[id] = true
 			}

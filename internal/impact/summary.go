@@ -39,6 +39,19 @@ func Markdown(in SummaryInput) string {
 	if p.SingleEnv {
 		b.WriteString("> ⚠️ " + dbt.SingleEnvWarning + "\n\n")
 	}
+	// Failed data steps come first and in the open: a reviewer skimming the
+	// comment must not read N/A rows as a normal result.
+	if r := in.Impact; r != nil && len(r.Errors) > 0 {
+		if r.DataSteps() == DataStepsFailed {
+			b.WriteString("> ❌ **The data could not be checked**: every warehouse step failed, so no row count or value diff below is a measurement.\n>\n")
+		} else {
+			fmt.Fprintf(&b, "> ⚠️ **%d data step(s) failed**; the models they were for are N/A below.\n>\n", len(r.Errors))
+		}
+		for _, e := range r.Errors {
+			fmt.Fprintf(&b, "> - %s: %s\n", strings.TrimSpace(e.Step+" "+e.Model), oneLine(e.Message))
+		}
+		b.WriteString("\n")
+	}
 	// Other result-wide warnings (base and current being one table, an
 	// empty selection) change how every number below reads: say them first.
 	if in.Impact != nil {
@@ -106,13 +119,6 @@ func Markdown(in SummaryInput) string {
 				change = *m.ChangeStatus
 			}
 			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", cell(m.Name), change, cell(rowsCell(m)), cell(schemaCell(m)), m.DataImpact, cell(affectedCell(m)))
-		}
-		if len(r.Errors) > 0 {
-			b.WriteString("\n<details><summary>Steps that could not run</summary>\n\n")
-			for _, e := range r.Errors {
-				fmt.Fprintf(&b, "- %s %s: %s\n", e.Step, e.Model, oneLine(e.Message))
-			}
-			b.WriteString("\n</details>\n")
 		}
 	}
 	b.WriteString("\n## Checks\n\n")

@@ -119,7 +119,7 @@ func TestMarkdownEmpty(t *testing.T) {
 			t.Errorf("summary lacks %q\n%s", want, md)
 		}
 	}
-	if strings.Contains(md, "mermaid") || strings.Contains(md, "Steps that could not run") {
+	if strings.Contains(md, "mermaid") || strings.Contains(md, "step(s) failed") || strings.Contains(md, "could not be checked") {
 		t.Errorf("empty summary:\n%s", md)
 	}
 	// No triage at all (nil Impact): lineage and checks only.

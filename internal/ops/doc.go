@@ -16,7 +16,8 @@ func (r *Registry) MarkdownReference() string {
 	b.WriteString("# Operations\n\n")
 	b.WriteString("Generated from the operation registry (`go test ./internal/ops -run TestOperationsDoc -update`). ")
 	b.WriteString("Each operation is one CLI command (`ripple <command> --json`) and one MCP tool; both return the same JSON. ")
-	b.WriteString("CLI flags are the kebab-case of the parameters.\n\n")
+	b.WriteString("CLI flags are the kebab-case of the parameters, except that the model is always `--model` (or the first argument), ")
+	b.WriteString("a column `--column` and a key `--primary-key`; the parameters' own spellings are accepted as hidden aliases.\n\n")
 	b.WriteString("| CLI command | MCP tool | warehouse | title |\n|---|---|---|---|\n")
 	for _, op := range r.Ops() {
 		wh := "no"
@@ -166,7 +167,7 @@ func writeProps(b *strings.Builder, s *jsonschema.Schema, input bool) {
 			if required[n] {
 				req = "yes"
 			}
-			fmt.Fprintf(b, "| `%s` | `--%s` | %s | %s | %s |\n", n, strings.ReplaceAll(n, "_", "-"), typeName(p), req, desc)
+			fmt.Fprintf(b, "| `%s` | `--%s` | %s | %s | %s |\n", n, CLIFlag(n), typeName(p), req, desc)
 		} else {
 			fmt.Fprintf(b, "| `%s` | %s | %s |\n", n, typeName(p), desc)
 		}

@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
 	"runtime/debug"
@@ -289,6 +290,18 @@ type InputError struct{ Err error }
 
 func (e *InputError) Error() string { return "Input validation error: " + e.Err.Error() }
 func (e *InputError) Unwrap() error { return e.Err }
+
+// Param names the parameter an input error is about and what is wrong with
+// it ("is required", "is invalid: ..."), so that a surface can say it in its
+// own words (the CLI names the flag); ok is false when the error is not
+// about one parameter.
+func (e *InputError) Param() (name, problem string, ok bool) {
+	var pe *paramError
+	if errors.As(e.Err, &pe) {
+		return pe.param, pe.msg, true
+	}
+	return "", "", false
+}
 
 // paramError is one parameter at fault, so callers can point at it (the
 // line of a ripple.yml preset); msg says what is wrong with it.

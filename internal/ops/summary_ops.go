@@ -13,7 +13,9 @@ import (
 
 // SummaryResult is the Markdown PR comment.
 type SummaryResult struct {
-	Markdown string `json:"markdown" jsonschema:"the PR comment as Markdown, with a Mermaid lineage block"`
+	Markdown  string             `json:"markdown" jsonschema:"the PR comment as Markdown, with a Mermaid lineage block"`
+	DataSteps string             `json:"data_steps" jsonschema:"ok, partial (some warehouse steps failed; errors lists them) or failed (steps failed and nothing was measured, e.g. the warehouse could not be opened); the Markdown opens with the failures"`
+	Errors    []impact.StepError `json:"errors" jsonschema:"the warehouse steps that failed, as impact_analysis reports them"`
 }
 
 func addSummaryOps(r *Registry) {
@@ -22,34 +24,43 @@ func addSummaryOps(r *Registry) {
 			"the impact table (rows, schema, data impact, affected rows; unmeasurable values say why, e.g. N/A (table_not_found)) and the saved checks. " +
 			"Takes the impact_analysis parameters: select limits which models are listed, never what counts as changed. " + SelectGrammar},
 		func(ctx context.Context, s *Session, in *impact.Input) (*SummaryResult, error) {
-			md, err := SummaryMarkdown(ctx, s, *in)
-			return &SummaryResult{Markdown: md}, err
+			return Summary(ctx, s, *in)
 		})
 }
 
 // SummaryMarkdown runs the triage and renders the PR comment with the checks
 // of the state file, when one exists.
 func SummaryMarkdown(ctx context.Context, s *Session, in impact.Input) (string, error) {
-	deps, err := impactDeps(ctx, s)
+	r, err := Summary(ctx, s, in)
 	if err != nil {
 		return "", err
 	}
+	return r.Markdown, nil
+}
+
+// Summary is SummaryMarkdown with whether the data steps ran.
+func Summary(ctx context.Context, s *Session, in impact.Input) (*SummaryResult, error) {
+	deps, err := impactDeps(ctx, s)
+	if err != nil {
+		return nil, err
+	}
 	res, err := impact.Analyze(ctx, deps, in)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	var list []impact.SummaryCheck
 	if _, err := os.Stat(s.Config().StatePath); !errors.Is(err, fs.ErrNotExist) {
 		st, err := s.Checks(ctx)
 		if err != nil {
-			return "", err
+			return nil, err
 		}
 		p, _ := s.Project(ctx)
 		for _, c := range st.List(ArtifactsModTime(p)).Checks {
 			list = append(list, summaryCheck(c))
 		}
 	}
-	return impact.Markdown(impact.SummaryInput{Comparison: deps.Comparison, Impact: res, Checks: list}), nil
+	md := impact.Markdown(impact.SummaryInput{Comparison: deps.Comparison, Impact: res, Checks: list})
+	return &SummaryResult{Markdown: md, DataSteps: res.DataSteps(), Errors: res.Errors}, nil
 }
 
 func summaryCheck(c checks.CheckInfo) impact.SummaryCheck {
