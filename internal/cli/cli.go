@@ -91,14 +91,14 @@ func Run(ctx context.Context, args []string, io IOStreams) (code int) {
 	defer func() {
 		if v := recover(); v != nil {
 			fmt.Fprintf(io.ErrOut, "error: internal error: %v (please report it)\n", v)
-			code = 1
+			code = exitFailed
 		}
 	}()
 	root := NewRootCmd(io)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
 	if err == nil {
-		return 0
+		return exitOK
 	}
 	var ee *ExitError
 	if errors.As(err, &ee) {
@@ -110,9 +110,9 @@ func Run(ctx context.Context, args []string, io IOStreams) (code int) {
 	fmt.Fprintf(io.ErrOut, "error: %v\n", err)
 	var ie *ops.InputError
 	if errors.As(err, &ie) || isUsageError(err) || isCobraUsage(err) {
-		return 2
+		return exitUsage
 	}
-	return 1
+	return exitFailed
 }
 
 type usageError struct{ error }

@@ -70,11 +70,11 @@ func runChecks(ctx context.Context, g *Globals, ios IOStreams, o *runOptions) er
 	defer s.Close()
 	p, err := s.Project(ctx)
 	if err != nil {
-		return &ExitError{Code: 2, Err: err}
+		return &ExitError{Code: exitUsage, Err: err}
 	}
 	store, err := s.Checks(ctx)
 	if err != nil {
-		return &ExitError{Code: 2, Err: err}
+		return &ExitError{Code: exitUsage, Err: err}
 	}
 	if !o.NoPresets {
 		path := o.Config
@@ -83,13 +83,13 @@ func runChecks(ctx context.Context, g *Globals, ios IOStreams, o *runOptions) er
 		}
 		presets, created, err := checks.LoadPresets(ctx, path, store.ValidateParams)
 		if err != nil {
-			return &ExitError{Code: 2, Err: err}
+			return &ExitError{Code: exitUsage, Err: err}
 		}
 		if created {
 			fmt.Fprintf(ios.ErrOut, "wrote default preset checks to %s\n", path)
 		}
 		if _, err := store.ApplyPresets(ctx, presets); err != nil {
-			return &ExitError{Code: 2, Err: err}
+			return &ExitError{Code: exitUsage, Err: err}
 		}
 	}
 	rep := &RunReport{StateFile: g.StateFile, Checks: []RunReportCheck{}}
@@ -116,7 +116,7 @@ func runChecks(ctx context.Context, g *Globals, ios IOStreams, o *runOptions) er
 		rep.Checks = append(rep.Checks, rc)
 	}
 	if err := store.Save(ctx); err != nil {
-		return &ExitError{Code: 2, Err: fmt.Errorf("writing the state file: %w", err)}
+		return &ExitError{Code: exitUsage, Err: fmt.Errorf("writing the state file: %w", err)}
 	}
 	if o.Summary != "" {
 		sum, err := ops.Summary(ctx, s, impact.Input{})
@@ -211,7 +211,7 @@ func checkBase(ctx context.Context, g *Globals, maxAge time.Duration, branch str
 	paths := dbt.Paths{ProjectDir: g.ProjectDir, TargetPath: g.TargetPath, TargetBasePath: g.TargetBasePath}.WithDefaults()
 	f, err := dbt.CheckBaseFreshness(ctx, paths, dbt.FreshnessOptions{MaxAge: maxAge, NoAgeLimit: maxAge == 0, Branch: branch, Now: now})
 	if err != nil { // options are validated by the caller
-		return BaseStatus{Status: dbt.BaseMissing, Reason: err.Error(), Path: paths.BaseDir(), ExitCode: 2}
+		return BaseStatus{Status: dbt.BaseMissing, Reason: err.Error(), Path: paths.BaseDir(), ExitCode: exitUsage}
 	}
 	st := BaseStatus{Status: f.Status, Reason: f.Reason, Path: paths.BaseDir(), GeneratedAt: f.GeneratedAt, BaseCommit: f.BaseCommit}
 	switch f.Status {

@@ -184,6 +184,7 @@ func TestMarkdownEscapesTableCells(t *testing.T) {
 func TestMarkdownWarningFirst(t *testing.T) {
 	cmp := compareFixture(t, shapesScenario)
 	r := summaryResult()
+	r.Errors = nil // failed steps open the comment before warnings (TestMarkdown's golden)
 	r.Warning = dbt.SingleEnvWarning + " Base and current are the same table for 1 model(s) (customers): comparing them cannot show a change."
 	md := impact.Markdown(impact.SummaryInput{Comparison: cmp, Impact: r})
 	want := "# Ripple summary\n\n> ⚠️ **Base and current are the same table for 1 model(s) (customers): comparing them cannot show a change.**\n\n| | base | current |"
