@@ -158,21 +158,30 @@ var stackTrace = regexp.MustCompile(`(?m)^goroutine \d+ \[|^panic: |runtime/debu
 func execRipple(t testing.TB, args ...string) result {
 	t.Helper()
 	needSuite(t)
+	r := runIn(t, suite.work, nil, append([]string{suite.bin}, args...)...)
+	r.args = args
+	return r
+}
+
+// runIn runs argv in dir with the test environment (plus extra variables)
+// and checks that no Go stack trace reaches the user.
+func runIn(t testing.TB, dir string, extraEnv []string, argv ...string) result {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, suite.bin, args...)
-	cmd.Dir, cmd.Env = suite.work, cleanEnv()
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Dir, cmd.Env = dir, append(cleanEnv(), extraEnv...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
-	r := result{args: args, stdout: stdout.Bytes(), stderr: stderr.Bytes()}
+	r := result{args: argv, stdout: stdout.Bytes(), stderr: stderr.Bytes()}
 	var ee *exec.ExitError
 	switch {
 	case err == nil:
 	case errors.As(err, &ee):
 		r.code = ee.ExitCode()
 	default:
-		t.Fatalf("running ripple %v: %v", args, err)
+		t.Fatalf("running %v: %v", argv, err)
 	}
 	if stackTrace.Match(r.stderr) || stackTrace.Match(r.stdout) {
 		t.Errorf("a Go stack trace reached the user:\n%s", r)

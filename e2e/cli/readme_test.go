@@ -2,12 +2,9 @@ package cli_test
 
 import (
 	"bytes"
-	"context"
 	"crypto/sha256"
-	"errors"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -52,32 +49,6 @@ func copyProject(t *testing.T) string {
 		t.Fatalf("copying the demo project: %v", err)
 	}
 	return dst
-}
-
-// runIn runs argv in dir with the test environment (plus extra variables)
-// and checks that no Go stack trace reaches the user.
-func runIn(t *testing.T, dir string, extraEnv []string, argv ...string) result {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	cmd.Dir, cmd.Env = dir, append(cleanEnv(), extraEnv...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	r := result{args: argv, stdout: stdout.Bytes(), stderr: stderr.Bytes()}
-	var ee *exec.ExitError
-	switch {
-	case err == nil:
-	case errors.As(err, &ee):
-		r.code = ee.ExitCode()
-	default:
-		t.Fatalf("running %v: %v", argv, err)
-	}
-	if stackTrace.Match(r.stderr) || stackTrace.Match(r.stdout) {
-		t.Errorf("a Go stack trace reached the user:\n%s", r)
-	}
-	return r
 }
 
 // recipeBlocks returns the lines of the ```sh blocks marked <!-- recipe

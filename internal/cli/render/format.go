@@ -10,24 +10,7 @@ import (
 )
 
 // Int formats n with thousands separators: 1234567 → "1,234,567".
-func Int(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	neg := strings.HasPrefix(s, "-")
-	if neg {
-		s = s[1:]
-	}
-	var b strings.Builder
-	for i, r := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(r)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
-}
+func Int(n int64) string { return group(strconv.FormatInt(n, 10)) }
 
 // IntP formats a nullable count; nil reads "N/A" (with why, when known).
 func IntP(n *int64, why string) string {
