@@ -27,6 +27,10 @@ type SummaryInput struct {
 	Comparison *lineage.Comparison
 	Impact     *Result
 	Checks     []SummaryCheck
+	// WarehouseWarnings are the connection's own warnings (a Postgres
+	// superuser or a role with write grants): a reviewer should know the
+	// review ran with more rights than it needs.
+	WarehouseWarnings []string
 }
 
 // Markdown renders the pull-request comment: artifact metadata, the Mermaid
@@ -58,6 +62,9 @@ func Markdown(in SummaryInput) string {
 		if w := strings.TrimSpace(strings.Replace(in.Impact.Warning, dbt.SingleEnvWarning, "", 1)); w != "" {
 			b.WriteString("> ⚠️ **" + w + "**\n\n")
 		}
+	}
+	for _, w := range in.WarehouseWarnings {
+		b.WriteString("> ⚠️ " + strings.Join(strings.Fields(w), " ") + "\n\n")
 	}
 	b.WriteString("| | base | current |\n|---|---|---|\n")
 	meta := func(f func(m dbt.Metadata) string) (string, string) {

@@ -195,3 +195,17 @@ func TestMarkdownWarningFirst(t *testing.T) {
 		t.Error("single-env warning repeated in bold")
 	}
 }
+
+// TestMarkdownWarehouseWarnings: the connection's warnings (a superuser, a
+// role that can write) are said before the numbers, one line each.
+func TestMarkdownWarehouseWarnings(t *testing.T) {
+	cmp := compareFixture(t, shapesScenario)
+	r := summaryResult()
+	r.Errors = nil
+	md := impact.Markdown(impact.SummaryInput{Comparison: cmp, Impact: r,
+		WarehouseWarnings: []string{"connected as a superuser (ripple_admin):\nuse a read-only role"}})
+	want := "# Ripple summary\n\n> ⚠️ connected as a superuser (ripple_admin): use a read-only role\n\n| | base | current |"
+	if !strings.HasPrefix(md, want) {
+		t.Errorf("summary starts\n%s\nwant\n%s", md[:min(len(md), len(want)+40)], want)
+	}
+}

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/ripple-data/ripple/internal/dbt"
+	"github.com/ripple-data/ripple/internal/impact"
 	"github.com/ripple-data/ripple/internal/ops"
 	"github.com/ripple-data/ripple/internal/profiles"
 	"github.com/ripple-data/ripple/internal/warehouse"
@@ -362,6 +363,15 @@ func TestServerInfoWarnsAboutSuperuser(t *testing.T) {
 	}
 	if !strings.Contains(logs.String(), "a superuser") {
 		t.Errorf("the warning is not logged (stderr):\n%s", logs.String())
+	}
+	// The PR summary says it too, before the numbers (the fixture's tables
+	// are not in this database: the data steps fail, the warning stays).
+	sum, err := ops.Summary(context.Background(), sess, impact.Input{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if head, _, _ := strings.Cut(sum.Markdown, "| | base | current |"); !strings.Contains(head, "a superuser") {
+		t.Errorf("the summary does not open with the superuser warning:\n%s", sum.Markdown)
 	}
 }
 

@@ -255,6 +255,14 @@ func (s *Session) Warehouse(ctx context.Context) (warehouse.Conn, error) {
 	return c, nil
 }
 
+// openedWarehouse is the connection when one is open, nil otherwise; it
+// never opens one.
+func (s *Session) openedWarehouse() warehouse.Conn {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.conn
+}
+
 // Close writes pending run history and releases the warehouse connection.
 func (s *Session) Close() error {
 	s.mu.Lock()

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ripple-data/ripple/internal/checks"
 	"github.com/ripple-data/ripple/internal/impact"
+	"github.com/ripple-data/ripple/internal/warehouse"
 )
 
 // SummaryResult is the Markdown PR comment.
@@ -59,7 +60,11 @@ func Summary(ctx context.Context, s *Session, in impact.Input) (*SummaryResult, 
 			list = append(list, summaryCheck(c))
 		}
 	}
-	md := impact.Markdown(impact.SummaryInput{Comparison: deps.Comparison, Impact: res, Checks: list})
+	var warnings []string
+	if c := s.openedWarehouse(); c != nil {
+		warnings = warehouse.Warnings(c)
+	}
+	md := impact.Markdown(impact.SummaryInput{Comparison: deps.Comparison, Impact: res, Checks: list, WarehouseWarnings: warnings})
 	return &SummaryResult{Markdown: md, DataSteps: res.DataSteps(), Errors: res.Errors}, nil
 }
 
