@@ -22,7 +22,7 @@ import (
 func TestAPIResultEqualsCLI(t *testing.T) {
 	g := demoGlobals(t, true)
 	ts := startServer(t, g, web.Options{})
-	sql := "select status, count(*) as n from {{ ref('orders') }} group by 1"
+	sql := "select status, count(*) as n from {{ ref('orders') }} group by 1 order by 1"
 	cases := []struct {
 		op   string
 		args map[string]any
