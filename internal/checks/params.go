@@ -83,8 +83,12 @@ func CanonicalParams(params json.RawMessage) (json.RawMessage, error) {
 	if err := d.Decode(&v); err != nil {
 		return nil, fmt.Errorf("params are not valid JSON: %w", err)
 	}
-	if d.More() {
+	// d.More is false before a stray '}' or ']': look at the bytes left.
+	if len(bytes.TrimSpace(t[d.InputOffset():])) > 0 {
 		return nil, errors.New("params contain trailing data after the JSON value")
+	}
+	if v == nil {
+		return json.RawMessage("{}"), nil
 	}
 	// encoding/json sorts map keys and writes json.Number verbatim; HTML escaping is off so SQL
 	// templates stay readable in the state file.
