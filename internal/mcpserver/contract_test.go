@@ -2,11 +2,8 @@ package mcpserver
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -15,16 +12,11 @@ import (
 	"testing"
 
 	"github.com/google/jsonschema-go/jsonschema"
-	"github.com/jackc/pgx/v5"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/ripple-data/ripple/internal/dbt"
 	"github.com/ripple-data/ripple/internal/dbtfixture"
-	"github.com/ripple-data/ripple/internal/dbtfixture/pgmirror"
+	"github.com/ripple-data/ripple/internal/impact/impacttest"
 	"github.com/ripple-data/ripple/internal/ops"
-	"github.com/ripple-data/ripple/internal/warehouse"
-	"github.com/ripple-data/ripple/internal/warehouse/duckdb"
-	"github.com/ripple-data/ripple/internal/warehouse/postgres"
 )
 
 // This file is the seed's MCP contract (recce-spec.md §1.4, §2, §3, and the
@@ -57,49 +49,14 @@ type contractEnv struct {
 // MCP server backed by DuckDB, then by a real PostgreSQL with the same data.
 func onEveryWarehouseMCP(t *testing.T, scenario func(*dbtfixture.Project), check func(t *testing.T, e *contractEnv)) {
 	t.Helper()
-	serve := func(t *testing.T, b *dbtfixture.Built, open func(context.Context) (warehouse.Conn, error)) *contractEnv {
+	impacttest.OnEveryWarehouse(t, scenario, func(t *testing.T, tg impacttest.Target) {
 		reg := ops.Default()
 		h := newHarnessWith(t, Options{Registry: reg, Toolsets: []string{ops.ToolsetAll}}, ops.Config{
-			Paths:         b.Paths,
+			Paths:         tg.Built.Paths,
 			StatePath:     filepath.Join(t.TempDir(), "ripple_state.json"),
-			OpenWarehouse: func(ctx context.Context, _ *dbt.Project) (warehouse.Conn, error) { return open(ctx) },
+			OpenWarehouse: tg.Open,
 		})
-		return &contractEnv{cs: h.connect(t, "", nil), built: b, reg: reg, srv: h.srv}
-	}
-	t.Run("duckdb", func(t *testing.T) {
-		p := dbtfixture.New(t)
-		scenario(p)
-		b := p.MustBuild(context.Background())
-		check(t, serve(t, b, func(ctx context.Context) (warehouse.Conn, error) {
-			return duckdb.Open(ctx, duckdb.Options{Path: b.DBPath, ReadOnly: true, Catalog: b.Database})
-		}))
-	})
-	t.Run("postgres", func(t *testing.T) {
-		dsn := os.Getenv("RIPPLE_TEST_POSTGRES_DSN")
-		if dsn == "" {
-			if os.Getenv("CI") == "true" {
-				t.Fatal("RIPPLE_TEST_POSTGRES_DSN is not set: CI must start PostgreSQL")
-			}
-			t.Skip("RIPPLE_TEST_POSTGRES_DSN not set")
-		}
-		cfg, err := pgx.ParseConfig(dsn)
-		if err != nil {
-			t.Fatal(err)
-		}
-		suffix := make([]byte, 4)
-		_, _ = rand.Read(suffix)
-		s := hex.EncodeToString(suffix)
-		p := dbtfixture.New(t).DatabaseFile(cfg.Database+".duckdb").Schemas("mcpb_"+s, "mcpc_"+s)
-		scenario(p)
-		ctx := context.Background()
-		b := p.MustBuild(ctx)
-		if err := pgmirror.Copy(ctx, b, dsn); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = pgmirror.Drop(context.Background(), dsn, b.BaseSchema, b.CurrentSchema) })
-		check(t, serve(t, b, func(ctx context.Context) (warehouse.Conn, error) {
-			return postgres.Open(ctx, postgres.Options{DSN: dsn, ReadOnly: true})
-		}))
+		check(t, &contractEnv{cs: h.connect(t, "", nil), built: tg.Built, reg: reg, srv: h.srv})
 	})
 }
 
