@@ -77,7 +77,7 @@ func TestRealProjects(t *testing.T) {
 		}
 	}
 	if total == 0 {
-		t.Skip("no manifest with compiled SQL found")
+		t.Fatal("no manifest with compiled SQL found under testdata/real")
 	}
 	var rs []string
 	for r, n := range reasons {
