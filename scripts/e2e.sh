@@ -12,14 +12,7 @@ go build -o "$bin" ./cmd/ripple
 grep -q "customers" "$work/demo.txt"
 
 echo "== MCP: TypeScript SDK client over stdio" >&2
-fixture="$(pwd)/../shared/fixtures/real/mrkidbk_test_dbt_jaffle_shop"
-# In a git worktree the shared directory is further up.
-for up in .. ../.. ../../..; do
-  if [ -d "$(pwd)/$up/shared/fixtures/real" ]; then
-    fixture="$(cd "$(pwd)/$up" && pwd)/shared/fixtures/real/mrkidbk_test_dbt_jaffle_shop"
-    break
-  fi
-done
+fixture="$(pwd)/testdata/real/mrkidbk_test_dbt_jaffle_shop"
 (cd e2e/mcp && npm ci --no-audit --no-fund >&2)
 (cd e2e/mcp && CI=true RIPPLE_BIN="$bin" RIPPLE_DEMO="$work/demo" RIPPLE_PROJECT="$fixture" \
   node --test stdio.test.mjs demo.test.mjs impact.test.mjs contract.test.mjs)

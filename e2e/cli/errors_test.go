@@ -49,11 +49,11 @@ func TestErrors(t *testing.T) {
 		oneLine  bool
 		mentions []string
 	}{
-		{"unknown model: get-model", []string{"get-model", "--model-id", "custmers", "--json"}, true, 1, true, []string{`"custmers"`, `"customers"`}},
-		{"unknown model: value-diff", []string{"value-diff", "--model", "ordrs", "--primary-key", "order_id", "--json"}, true, 1, true, []string{`"ordrs"`, `"orders"`}},
-		{"unknown model: analyze-model", []string{"analyze-model", "stg_paymnts", "--json"}, true, 1, true, []string{"stg_paymnts", `"stg_payments"`}},
-		{"unknown model: describe-entity", []string{"describe-entity", "custmers", "--json"}, true, 1, true, []string{"custmers", "did you mean customers"}},
-		{"unknown key column", []string{"value-diff", "--model", "orders", "--primary-key", "nope", "--json"}, true, 1, true, []string{`"nope"`, "order_id"}},
+		{"unknown model: get-model", []string{"get-model", "--model-id", "custmers", "--json"}, true, 2, true, []string{`"custmers"`, `"customers"`}},
+		{"unknown model: value-diff", []string{"value-diff", "--model", "ordrs", "--primary-key", "order_id", "--json"}, true, 2, true, []string{`"ordrs"`, `"orders"`}},
+		{"unknown model: analyze-model", []string{"analyze-model", "stg_paymnts", "--json"}, true, 2, true, []string{"stg_paymnts", `"stg_payments"`}},
+		{"unknown model: describe-entity", []string{"describe-entity", "custmers", "--json"}, true, 2, true, []string{"custmers", "did you mean customers"}},
+		{"unknown key column", []string{"value-diff", "--model", "orders", "--primary-key", "nope", "--json"}, true, 2, true, []string{`"nope"`, "order_id"}},
 		{"non-unique key", []string{"value-diff", "--model", "orders", "--primary-key", "customer_id", "--json"}, true, 1, true, []string{"1760 key values occur more than once", "GROUP BY"}},
 		{"write SQL", []string{"query", "--sql", "drop table orders", "--json"}, true, 1, true, []string{"read-only"}},
 		{"missing table", []string{"query", "--sql", "select * from no_such_table", "--json"}, true, 1, false, []string{"no_such_table"}},

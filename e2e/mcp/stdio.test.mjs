@@ -5,7 +5,7 @@
 //   [RIPPLE_TARGET_PATH=target RIPPLE_TARGET_BASE_PATH=target-base] node --test stdio.test.mjs
 //
 // The expected numbers are those of the jaffle_shop fixture
-// (shared/fixtures/real/mrkidbk_test_dbt_jaffle_shop, current/ vs base/):
+// (testdata/real/mrkidbk_test_dbt_jaffle_shop, current/ vs base/):
 // stg_payments modified (body), orders and customers impacted.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";

@@ -108,32 +108,30 @@ func Run(ctx context.Context, args []string, io IOStreams) (code int) {
 		return ee.Code
 	}
 	fmt.Fprintf(io.ErrOut, "error: %v\n", err)
-	var ie *ops.InputError
-	if errors.As(err, &ie) || isUsageError(err) || isCobraUsage(err) {
-		return exitUsage
-	}
-	return exitFailed
+	return exitCode(err)
 }
 
+// usageError is an error in the form of the command line (ops.UsageError).
 type usageError struct{ error }
 
 func (e usageError) Unwrap() error { return e.error }
+func (usageError) UsageError()     {}
 
-// isCobraUsage recognises cobra's own usage errors (unknown command,
-// wrong number of arguments), which it returns as plain errors.
-func isCobraUsage(err error) bool {
-	msg := err.Error()
-	for _, p := range []string{"unknown command ", "accepts ", "requires at least ", "requires at most ", "unknown flag", "unknown shorthand flag", "invalid argument "} {
-		if strings.HasPrefix(msg, p) {
-			return true
+// usageArgs makes every command's argument check return a usageError, so
+// that a wrong number of arguments is found by type (cobra returns plain
+// errors).
+func usageArgs(c *cobra.Command) {
+	if args := c.Args; args != nil {
+		c.Args = func(cmd *cobra.Command, a []string) error {
+			if err := args(cmd, a); err != nil {
+				return usageError{err}
+			}
+			return nil
 		}
 	}
-	return false
-}
-
-func isUsageError(err error) bool {
-	var u usageError
-	return errors.As(err, &u)
+	for _, sub := range c.Commands() {
+		usageArgs(sub)
+	}
 }
 
 // NewRootCmd builds the command tree.
@@ -175,6 +173,27 @@ func NewRootCmd(ios IOStreams) *cobra.Command {
 			return nil
 		},
 	})
+	// The root runs only to print its help or refuse an unknown command:
+	// with Args set, cobra leaves the unknown command to it, so it is a
+	// usageError (found by type) rather than cobra's plain error.
+	root.Args = func(c *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			return nil
+		}
+		msg := fmt.Sprintf("unknown command %q for %q", args[0], c.CommandPath())
+		var names []string
+		for _, sub := range c.Commands() {
+			if sub.IsAvailableCommand() {
+				names = append(names, sub.Name())
+			}
+		}
+		if near := dbt.Closest(args[0], names, 3); len(near) > 0 {
+			msg += "; did you mean " + strings.Join(near, " or ") + "?"
+		}
+		return usageError{errors.New(msg + " (see `ripple --help`)")}
+	}
+	root.RunE = func(c *cobra.Command, _ []string) error { return c.Help() }
+	usageArgs(root)
 	return root
 }
 

@@ -31,11 +31,34 @@ const (
 	exitDataSteps = 4
 )
 
+// exitCodes is the CLI's row of the caller-error table: every error a
+// command returns is classified once (ops.Classify) and exits by its class.
+// A name that matches nothing, an ambiguous name, a wrong parameter and a
+// malformed command line are the caller's to fix: exit 2.
+var exitCodes = map[ops.ErrorClass]int{
+	ops.ClassNotFound:         exitUsage,
+	ops.ClassAmbiguous:        exitUsage,
+	ops.ClassInvalidParameter: exitUsage,
+	ops.ClassUsage:            exitUsage,
+	ops.ClassNoWarehouse:      exitFailed,
+	ops.ClassDataStepFailed:   exitFailed,
+	ops.ClassInternal:         exitFailed,
+}
+
+// exitCode is the exit status of an error a command returned.
+func exitCode(err error) int {
+	if code, ok := exitCodes[ops.Classify(err)]; ok {
+		return code
+	}
+	return exitFailed
+}
+
 // exitCodesHelp is the exit-code table of `ripple --help`.
 const exitCodesHelp = "Exit codes:\n" +
 	"  0  ok\n" +
 	"  1  error (run: a check failed or found a mismatch; check-base: the base is stale)\n" +
-	"  2  usage: a flag, argument or parameter is wrong (run: bad ripple.yml; check-base: no base artifacts)\n" +
+	"  2  usage: a flag, argument or parameter is wrong, or a model, column, selector or check names\n" +
+	"     nothing or more than one node (run: bad ripple.yml; check-base: no base artifacts)\n" +
 	"  4  impact-analysis, summary, run: warehouse steps failed; the result is still printed\n" +
 	"     (--allow-partial exits 0 when only some failed, never when all did)"
 

@@ -410,7 +410,7 @@ func TestChecksCommands(t *testing.T) {
 	if r = p.ripple(t, "list-checks"); !strings.Contains(r.out, "1 check: 1 approved, 0 outdated\n   #  check           type            last run  verdict  id\n✓  0  Customers rows") {
 		t.Errorf("after approve:\n%s", r.out)
 	}
-	if r = p.ripple(t, "approve-check", "--check-id", "no-such-id"); r.code != 1 || !strings.Contains(r.err, `check "no-such-id" not found`) {
+	if r = p.ripple(t, "approve-check", "--check-id", "no-such-id"); r.code != 2 || !strings.Contains(r.err, `check "no-such-id" not found`) {
 		t.Errorf("approve of an unknown id: exit %d %s", r.code, r.err)
 	}
 	// The saved check runs in CI; customers went from 2 to 3 rows.

@@ -10,19 +10,13 @@ import (
 	"testing"
 
 	"github.com/ripple-data/ripple/internal/dbt"
+	"github.com/ripple-data/ripple/internal/testfixtures"
 )
-
-const realFixtures = "../../../shared/fixtures/real"
 
 // TestRealProjects runs project lineage over every real manifest with
 // compiled SQL and reports how much of it stays opaque, and why.
 func TestRealProjects(t *testing.T) {
-	if _, err := os.Stat(realFixtures); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("real fixtures missing: %v", err)
-		}
-		t.Skipf("real fixtures not available: %v", err)
-	}
+	realFixtures := testfixtures.RealRoot(t)
 	var dirs []string
 	err := filepath.WalkDir(realFixtures, func(path string, d os.DirEntry, err error) error {
 		if err != nil {
@@ -83,7 +77,7 @@ func TestRealProjects(t *testing.T) {
 		}
 	}
 	if total == 0 {
-		t.Skip("no manifest with compiled SQL found")
+		t.Fatal("no manifest with compiled SQL found under testdata/real")
 	}
 	var rs []string
 	for r, n := range reasons {

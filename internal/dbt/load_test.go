@@ -7,19 +7,13 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ripple-data/ripple/internal/testfixtures"
 )
 
-// sharedRealFixtures is the shared corpus of real dbt artifacts beside the clone.
+// sharedRealFixtures is the vendored corpus of real dbt artifacts (testdata/real).
 func sharedRealFixtures(t testing.TB) string {
-	t.Helper()
-	dir := filepath.Join("..", "..", "..", "shared", "fixtures", "real")
-	if _, err := os.Stat(dir); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("real fixtures missing at %s: %v", dir, err)
-		}
-		t.Skipf("real fixtures not present at %s", dir)
-	}
-	return dir
+	return testfixtures.RealRoot(t)
 }
 
 func TestEveryRealManifestLoads(t *testing.T) {

@@ -10,6 +10,19 @@ import (
 // ErrNotFound is wrapped by lookups of unknown nodes.
 var ErrNotFound = errors.New("not found")
 
+// NotFoundf is an error about a name (a column, a key) that matches nothing,
+// worded freely: it reads as its message alone, and errors.Is(err,
+// ErrNotFound) holds, so every surface treats it as the caller's mistake.
+func NotFoundf(format string, a ...any) error {
+	return notFoundError{fmt.Errorf(format, a...)}
+}
+
+type notFoundError struct{ err error }
+
+func (e notFoundError) Error() string      { return e.err.Error() }
+func (e notFoundError) Unwrap() error      { return e.err }
+func (notFoundError) Is(target error) bool { return target == ErrNotFound }
+
 // Lookup finds an enabled node by unique id or by name (models first, then
 // seeds, snapshots and sources; a source may be named source_name.table).
 // An unknown name returns an error that names the closest matches.

@@ -3,18 +3,15 @@ package dbt
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
 	"testing"
-)
 
-// realFixtures holds real dbt artifact pairs (dirs with base/ and current/).
-const realFixtures = "../../../shared/fixtures/real"
+	"github.com/ripple-data/ripple/internal/testfixtures"
+)
 
 // obj is a JSON object literal.
 type obj = map[string]any
@@ -273,12 +270,7 @@ func TestCompareStateNilManifests(t *testing.T) {
 // RealPairs lists the fixture directories holding base/ and current/ builds.
 func realPairs(t testing.TB) []string {
 	t.Helper()
-	if _, err := os.Stat(realFixtures); errors.Is(err, fs.ErrNotExist) {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("real dbt fixtures missing at %s", realFixtures)
-		}
-		t.Skipf("real dbt fixtures missing at %s", realFixtures)
-	}
+	realFixtures := testfixtures.RealRoot(t)
 	var out []string
 	for _, pat := range []string{"*/base", "*/*/base"} {
 		bases, err := filepath.Glob(filepath.Join(realFixtures, pat))
@@ -337,7 +329,7 @@ func TestCompareStateRealFixtures(t *testing.T) {
 	}
 	seen := map[string]bool{}
 	for _, dir := range realPairs(t) {
-		rel, _ := filepath.Rel(realFixtures, dir)
+		rel, _ := filepath.Rel(testfixtures.RealRoot(t), dir)
 		rel = filepath.ToSlash(rel)
 		t.Run(rel, func(t *testing.T) {
 			ctx := context.Background()

@@ -151,9 +151,9 @@ func (e Env) unknownModelError(name string) error {
 	}
 	sort.Strings(names)
 	if sfx := dbt.SuggestSuffix(name, names); sfx != "" {
-		return fmt.Errorf("model %q was not found in the base or current manifest%s", name, sfx)
+		return dbt.NotFoundf("model %q was not found in the base or current manifest%s", name, sfx)
 	}
-	return fmt.Errorf("model %q was not found in the base or current manifest; pass a model name or unique id (e.g. model.my_project.customers)", name)
+	return dbt.NotFoundf("model %q was not found in the base or current manifest; pass a model name or unique id (e.g. model.my_project.customers)", name)
 }
 
 // target is a model resolved on both sides.
@@ -297,7 +297,7 @@ func columnNames(cols []warehouse.Column) []string {
 // missingColumnError names the closest columns first: a typo is the
 // likely cause.
 func missingColumnError(model string, s Side, name string, cols []warehouse.Column) error {
-	return fmt.Errorf("column %q does not exist in %s in the %s environment%s", name, model, s, ColumnHint(name, columnNames(cols)))
+	return dbt.NotFoundf("column %q does not exist in %s in the %s environment%s", name, model, s, ColumnHint(name, columnNames(cols)))
 }
 
 // maxListedColumns caps the column list of ColumnHint.

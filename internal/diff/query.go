@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/ripple-data/ripple/internal/alias"
+	"github.com/ripple-data/ripple/internal/dbt"
 
 	"github.com/ripple-data/ripple/internal/frame"
 	"github.com/ripple-data/ripple/internal/warehouse"
@@ -229,7 +230,7 @@ func QueryDiff(ctx context.Context, env Env, in QueryDiffInput) (*QueryDiffResul
 	for i, k := range in.PrimaryKeys {
 		c, ok := matchColumn(ccols, k)
 		if !ok {
-			return nil, fmt.Errorf("primary key %q is not a column of the query result%s", k, ColumnHint(k, columnNames(ccols)))
+			return nil, dbt.NotFoundf("primary key %q is not a column of the query result%s", k, ColumnHint(k, columnNames(ccols)))
 		}
 		keys[i] = c.Name
 	}

@@ -215,7 +215,7 @@ func (e Env) rowCountNames(in RowCountDiffInput) ([]string, error) {
 		for _, id := range in.NodeIDs {
 			n := e.nodeByID(id)
 			if n == nil {
-				return nil, fmt.Errorf("node id %q is not in the base or current manifest%s", id, e.suggestID(id))
+				return nil, dbt.NotFoundf("node id %q is not in the base or current manifest%s", id, e.suggestID(id))
 			}
 			add(n.Name)
 		}

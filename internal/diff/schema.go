@@ -138,7 +138,7 @@ func SchemaDiff(_ context.Context, env Env, in SchemaDiffInput) (*SchemaDiffResu
 						if hint == "" {
 							hint = env.suggestName(id)
 						}
-						return nil, fmt.Errorf("node id %q is not in the base or current manifest%s", id, hint)
+						return nil, dbt.NotFoundf("node id %q is not in the base or current manifest%s", id, hint)
 					}
 					id = resolved
 				}

@@ -9,17 +9,12 @@ import (
 
 	"github.com/ripple-data/ripple/internal/dbt"
 	"github.com/ripple-data/ripple/internal/synth"
+	"github.com/ripple-data/ripple/internal/testfixtures"
 )
 
 func realPair(t testing.TB, name string) *dbt.Project {
 	t.Helper()
-	dir := filepath.Join("..", "..", "..", "shared", "fixtures", "real", name)
-	if _, err := os.Stat(dir); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("fixture %s missing: %v", dir, err)
-		}
-		t.Skipf("fixture %s not present", dir)
-	}
+	dir := testfixtures.Real(t, name)
 	p, err := dbt.LoadProject(context.Background(), dbt.Paths{ProjectDir: dir, TargetPath: "current", TargetBasePath: "base"})
 	if err != nil {
 		t.Fatal(err)

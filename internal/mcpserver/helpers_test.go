@@ -8,7 +8,6 @@ import (
 	"errors"
 	"io"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -19,36 +18,19 @@ import (
 
 	"github.com/ripple-data/ripple/internal/dbt"
 	"github.com/ripple-data/ripple/internal/ops"
+	"github.com/ripple-data/ripple/internal/testfixtures"
 	"github.com/ripple-data/ripple/internal/warehouse"
 )
 
-const fixtureRel = "shared/fixtures/real/mrkidbk_test_dbt_jaffle_shop"
-
-// fixtureDir is the real jaffle_shop fixture (current/ and base/ builds),
-// found in the first ancestor directory holding shared/ (the repository's
-// parent in a checkout, further up in a git worktree).
+// fixtureDir is the real jaffle_shop fixture (current/ and base/ builds)
+// vendored in testdata/real, as an absolute path.
 func fixtureDir(t testing.TB) string {
 	t.Helper()
-	dir, err := filepath.Abs(".")
+	dir, err := filepath.Abs(testfixtures.Real(t, "mrkidbk_test_dbt_jaffle_shop"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for {
-		cand := filepath.Join(dir, fixtureRel)
-		if _, err := os.Stat(filepath.Join(cand, "current", dbt.ManifestFile)); err == nil {
-			return cand
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			break
-		}
-		dir = parent
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatalf("fixture %s is missing in every ancestor directory", fixtureRel)
-	}
-	t.Skipf("fixture %s is missing in every ancestor directory", fixtureRel)
-	return ""
+	return dir
 }
 
 func fixturePaths(t testing.TB) dbt.Paths {

@@ -327,13 +327,16 @@ func structuredResult(out any) (*mcp.CallToolResult, error) {
 // warnings with their class, everything else as errors.
 func (s *Server) toolError(ctx context.Context, req *mcp.CallToolRequest, op *ops.Op, err error, start time.Time) *mcp.CallToolResult {
 	msg := err.Error()
-	var ie *ops.InputError
-	var pe *ops.PanicError
 	level, class := slog.LevelError, ""
-	switch {
-	case errors.As(err, &ie):
+	// The MCP row of the caller-error table (ops.Classify): every class is
+	// a tool error (isError); the caller's mistakes are logged as warnings
+	// with their class, which the agent can act on, bugs as errors.
+	switch c := ops.Classify(err); {
+	case c == ops.ClassInvalidParameter || c == ops.ClassUsage:
 		level, class = slog.LevelWarn, "input_validation"
-	case errors.As(err, &pe):
+	case c.CallerError():
+		level, class = slog.LevelWarn, string(c)
+	case c == ops.ClassInternal:
 		level = slog.LevelError
 	default:
 		switch c := warehouse.Classify(err); c {

@@ -1,7 +1,6 @@
 package ops
 
 import (
-	"fmt"
 	"sort"
 	"strings"
 
@@ -71,7 +70,7 @@ func checkColumns(param, node string, given, known []string) error {
 		if have[strings.ToLower(strings.TrimSpace(g))] {
 			continue
 		}
-		return fmt.Errorf("%s: %q is not a column of %s%s", param, g, node, diff.ColumnHint(g, known))
+		return dbt.NotFoundf("%s: %q is not a column of %s%s", param, g, node, diff.ColumnHint(g, known))
 	}
 	return nil
 }

@@ -2,27 +2,17 @@ package selector
 
 import (
 	"context"
-	"errors"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"testing"
 
 	"github.com/ripple-data/ripple/internal/dbt"
+	"github.com/ripple-data/ripple/internal/testfixtures"
 )
-
-const realFixtures = "../../../shared/fixtures/real"
 
 func loadPair(t *testing.T, rel string) (*dbt.Graph, map[string]dbt.NodeState, string) {
 	t.Helper()
-	if _, err := os.Stat(realFixtures); errors.Is(err, fs.ErrNotExist) {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("real dbt fixtures missing at %s", realFixtures)
-		}
-		t.Skipf("real dbt fixtures missing at %s", realFixtures)
-	}
-	dir := filepath.Join(realFixtures, rel)
+	dir := testfixtures.Real(t, rel)
 	ctx := context.Background()
 	base, err := dbt.LoadEnv(ctx, filepath.Join(dir, "base"), "base", "dbt docs generate")
 	if err != nil {

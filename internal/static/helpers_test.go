@@ -3,12 +3,12 @@ package static
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/ripple-data/ripple/internal/dbt"
+	"github.com/ripple-data/ripple/internal/testfixtures"
 
 	"github.com/ripple-data/ripple/internal/golden"
 )
@@ -122,18 +122,9 @@ func (f *fakeLineage) RowInputs(id string) []RowInput    { return f.rows[id] }
 func (f *fakeLineage) JoinKeys(id string) []JoinEvidence { return f.joins[id] }
 func (f *fakeLineage) Opaque() []OpaqueNode              { return f.opaque }
 
-// fixture returns a directory of the shared real fixtures; it fails under
-// CI=true when they are missing and skips otherwise.
+// fixture returns a directory of the vendored real fixtures (testdata/real).
 func fixture(t testing.TB, rel string) string {
-	t.Helper()
-	dir := filepath.Join("..", "..", "..", "shared", "fixtures", "real", rel)
-	if _, err := os.Stat(filepath.Join(dir, dbt.ManifestFile)); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("fixture %s is missing: %v", dir, err)
-		}
-		t.Skipf("fixture %s is missing: %v", dir, err)
-	}
-	return dir
+	return testfixtures.Real(t, rel)
 }
 
 func loadFixture(t testing.TB, rel string) *Project {

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/ripple-data/ripple/internal/dbt"
 )
 
 // PlanQueryInput lists the tables a question needs.
@@ -183,7 +185,7 @@ func (p *Project) planSelects(cols []string, tables []PlannedTable, aliases map[
 				for k, c := range e.cols {
 					names[k] = c.Name
 				}
-				return nil, fmt.Errorf("%s has no column %q; closest: %s", e.name, col, strings.Join(ClosestMatches(col, names, 5), ", "))
+				return nil, dbt.NotFoundf("%s has no column %q; closest: %s", e.name, col, strings.Join(ClosestMatches(col, names, 5), ", "))
 			}
 			out = append(out, p.quoteAlias(a)+"."+p.quoteCol(e, col))
 		}

@@ -42,7 +42,7 @@ func (p *Project) resolve(name string) (*entity, error) {
 			ids = append(ids, e.id)
 		}
 		sort.Strings(ids)
-		return nil, fmt.Errorf("%w: %q is ambiguous; pass one of these unique ids: %s", ErrUnknownEntity, name, strings.Join(ids, ", "))
+		return nil, fmt.Errorf("%w: %q is ambiguous; pass one of these unique ids: %s", ErrAmbiguousEntity, name, strings.Join(ids, ", "))
 	}
 	names := make([]string, 0, len(p.entities))
 	for _, e := range p.entities {

@@ -13,6 +13,7 @@ package static
 
 import (
 	"errors"
+	"fmt"
 	"sort"
 	"strings"
 	"sync"
@@ -25,6 +26,11 @@ import (
 // ErrUnknownEntity is wrapped by errors about a model, seed, snapshot or
 // source name that does not exist in the project.
 var ErrUnknownEntity = errors.New("unknown entity")
+
+// ErrAmbiguousEntity is wrapped by errors about a name that matches several
+// entities. It wraps ErrUnknownEntity (and reads the same), so callers that
+// only check for an unknown entity still see one.
+var ErrAmbiguousEntity = fmt.Errorf("%w", ErrUnknownEntity)
 
 // ErrNoLineage is wrapped when an operation needs column lineage and none was provided.
 var ErrNoLineage = errors.New("column lineage is not available")

@@ -9,11 +9,9 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/ripple-data/ripple/internal/checks"
 	"github.com/ripple-data/ripple/internal/dbt"
 	"github.com/ripple-data/ripple/internal/lineage"
 	"github.com/ripple-data/ripple/internal/ops"
-	"github.com/ripple-data/ripple/internal/selector"
 	"github.com/ripple-data/ripple/internal/static"
 	"github.com/ripple-data/ripple/internal/warehouse"
 )
@@ -21,7 +19,7 @@ import (
 // APIError is the body of every failed API call.
 type APIError struct {
 	Error struct {
-		// Kind is input, unknown_operation, not_found, read_only,
+		// Kind is input, unknown_operation, not_found, ambiguous, read_only,
 		// no_warehouse, operation_failed, internal, unauthorized or forbidden.
 		Kind    string `json:"kind"`
 		Message string `json:"message"`
@@ -118,25 +116,29 @@ func readArgs(w http.ResponseWriter, r *http.Request) (json.RawMessage, bool) {
 	return body, true
 }
 
-// writeOpError maps an operation error to a status: the caller's mistake
-// (400: arguments, selector, check type; 404: unknown model or check), a
-// missing warehouse (503), a failed operation (422, with the warehouse's
-// error class when it refused a query) or a bug (500).
+// apiErrors is the web API's row of the caller-error table (ops.Classify):
+// the caller's mistakes are 400 (an argument that names nothing included: it
+// is the request that is wrong, not the URL), a missing warehouse 503, a
+// failed operation 422 (with the warehouse's error class when it refused a
+// query) and a bug 500.
+var apiErrors = map[ops.ErrorClass]struct {
+	status int
+	kind   string
+}{
+	ops.ClassNotFound:         {http.StatusBadRequest, "not_found"},
+	ops.ClassAmbiguous:        {http.StatusBadRequest, "ambiguous"},
+	ops.ClassInvalidParameter: {http.StatusBadRequest, "input"},
+	ops.ClassUsage:            {http.StatusBadRequest, "input"},
+	ops.ClassNoWarehouse:      {http.StatusServiceUnavailable, "no_warehouse"},
+	ops.ClassDataStepFailed:   {http.StatusUnprocessableEntity, "operation_failed"},
+	ops.ClassInternal:         {http.StatusInternalServerError, "internal"},
+}
+
+// writeOpError answers an operation error with its class's status.
 func (s *Server) writeOpError(w http.ResponseWriter, op string, err error) {
-	var (
-		ie *ops.InputError
-		pe *ops.PanicError
-	)
 	status, kind := http.StatusUnprocessableEntity, "operation_failed"
-	switch {
-	case errors.As(err, &ie), errors.Is(err, selector.ErrInvalid), errors.Is(err, checks.ErrUnknownType):
-		status, kind = http.StatusBadRequest, "input"
-	case errors.As(err, &pe):
-		status, kind = http.StatusInternalServerError, "internal"
-	case errors.Is(err, ops.ErrNoWarehouse):
-		status, kind = http.StatusServiceUnavailable, "no_warehouse"
-	case errors.Is(err, dbt.ErrNotFound), errors.Is(err, static.ErrUnknownEntity), errors.Is(err, checks.ErrNotFound):
-		status, kind = http.StatusNotFound, "not_found"
+	if e, ok := apiErrors[ops.Classify(err)]; ok {
+		status, kind = e.status, e.kind
 	}
 	s.o.Logger.Info("operation failed", "op", op, "status", status, "error", err)
 	body := APIError{}

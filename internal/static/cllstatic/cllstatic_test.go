@@ -2,7 +2,6 @@ package cllstatic
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -10,19 +9,14 @@ import (
 	"github.com/ripple-data/ripple/internal/cll"
 	"github.com/ripple-data/ripple/internal/dbt"
 	"github.com/ripple-data/ripple/internal/static"
+	"github.com/ripple-data/ripple/internal/testfixtures"
 
 	"github.com/ripple-data/ripple/internal/golden"
 )
 
 func load(t *testing.T, rel string) (*static.Project, *Lineage) {
 	t.Helper()
-	dir := filepath.Join("..", "..", "..", "..", "shared", "fixtures", "real", rel)
-	if _, err := os.Stat(filepath.Join(dir, dbt.ManifestFile)); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("fixture %s is missing: %v", dir, err)
-		}
-		t.Skipf("fixture %s is missing: %v", dir, err)
-	}
+	dir := testfixtures.Real(t, rel)
 	ctx := context.Background()
 	env, err := dbt.LoadEnv(ctx, dir, "current", "dbt docs generate")
 	if err != nil {

@@ -302,6 +302,7 @@ func TestLive(t *testing.T) {
 	tg := profiles.Target{Type: "bigquery", Database: project, Schema: warehousetest.Getenv("RIPPLE_TEST_BIGQUERY_DATASET", "ripple_test")}
 	warehousetest.RunSuite(t, func(t *testing.T) warehousetest.Target {
 		return warehousetest.Target{
+			Dialect:   "bigquery",
 			Schema:    tg.Schema,
 			SlowQuery: "SELECT COUNT(*) FROM UNNEST(GENERATE_ARRAY(1, 1000000)) a, UNNEST(GENERATE_ARRAY(1, 1000000)) b",
 			Setup: warehousetest.SetupThrough(func(ctx context.Context) (warehouse.Conn, error) {

@@ -122,6 +122,7 @@ func TestLive(t *testing.T) {
 		Extra:  map[string]any{"http_path": warehousetest.Getenv("RIPPLE_TEST_DATABRICKS_HTTP_PATH", ""), "token": warehousetest.Getenv("RIPPLE_TEST_DATABRICKS_TOKEN", "")}}
 	warehousetest.RunSuite(t, func(t *testing.T) warehousetest.Target {
 		return warehousetest.Target{
+			Dialect:   "databricks",
 			Schema:    tg.Schema,
 			SlowQuery: "SELECT COUNT(*) FROM range(100000000000) a",
 			Setup: warehousetest.SetupThrough(func(ctx context.Context) (warehouse.Conn, error) {

@@ -135,6 +135,7 @@ func TestLive(t *testing.T) {
 		Schema: warehousetest.Getenv("RIPPLE_TEST_REDSHIFT_SCHEMA", "public"), Extra: map[string]any{"sslmode": "require"}}
 	warehousetest.RunSuite(t, func(t *testing.T) warehousetest.Target {
 		return warehousetest.Target{
+			Dialect:   "redshift",
 			Schema:    tg.Schema,
 			SlowQuery: "SELECT COUNT(*) FROM stv_blocklist a, stv_blocklist b, stv_blocklist c",
 			Setup: warehousetest.SetupThrough(func(ctx context.Context) (warehouse.Conn, error) {

@@ -147,6 +147,7 @@ func TestLive(t *testing.T) {
 			"role": warehousetest.Getenv("RIPPLE_TEST_SNOWFLAKE_ROLE", "")}}
 	warehousetest.RunSuite(t, func(t *testing.T) warehousetest.Target {
 		return warehousetest.Target{
+			Dialect:   "snowflake",
 			Schema:    tg.Schema,
 			SlowQuery: "SELECT COUNT(*) FROM TABLE(GENERATOR(ROWCOUNT => 100000000000))",
 			Setup: warehousetest.SetupThrough(func(ctx context.Context) (warehouse.Conn, error) {

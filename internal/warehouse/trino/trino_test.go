@@ -95,6 +95,7 @@ func TestLive(t *testing.T) {
 		Extra: map[string]any{"http_scheme": warehousetest.Getenv("RIPPLE_TEST_TRINO_HTTP_SCHEME", "http")}}
 	warehousetest.RunSuite(t, func(t *testing.T) warehousetest.Target {
 		return warehousetest.Target{
+			Dialect:   "trino",
 			Schema:    tg.Schema,
 			SlowQuery: "SELECT count(*) FROM UNNEST(sequence(1, 100000)) a(x) CROSS JOIN UNNEST(sequence(1, 100000)) b(y) CROSS JOIN UNNEST(sequence(1, 1000)) c(z)",
 			Setup:     warehousetest.SetupThrough(func(ctx context.Context) (warehouse.Conn, error) { return trino.Connect(ctx, tg, warehouse.Settings{}) }),

@@ -32,6 +32,10 @@ type Target struct {
 	Open func(t *testing.T) warehouse.Conn
 	// Schema holds the fixture tables (e.g. "main", or a per-run Postgres schema).
 	Schema string
+	// Dialect is the adapter type whose SQL Setup runs (FixtureSQL): the
+	// warehouse itself in a live suite; empty means DuckDB's, which the
+	// protocol fakes' engine and PostgreSQL also run.
+	Dialect string
 	// SlowQuery runs for far longer than a minute unless canceled.
 	SlowQuery string
 	// Skip names subtests this target cannot run, with the reason (a
@@ -68,22 +72,10 @@ func RequireEnv(t testing.TB, name string) string {
 	return v
 }
 
-// Fixture rows. Values are chosen to catch lossy conversions: a BIGINT above
-// 2^53, a DECIMAL whose trailing zero must survive, fractional seconds, a
-// time zone offset, an embedded quote and an all-NULL row.
-var fixtureDDL = []string{
-	`CREATE TABLE %[1]s.ripple_types (id INTEGER, big BIGINT, f DOUBLE PRECISION, d DECIMAL(10,2),
-  s VARCHAR(20), dt DATE, ts TIMESTAMP, tz TIMESTAMP WITH TIME ZONE, b BOOLEAN)`,
-	`INSERT INTO %[1]s.ripple_types VALUES
-  (1, 9007199254740993, 1.5, 12.50, 'hello', DATE '2024-01-31', TIMESTAMP '2024-01-31 13:45:00.5',
-   TIMESTAMP WITH TIME ZONE '2024-01-31 13:45:00+02:00', TRUE),
-  (2, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL),
-  (3, -5, -0.25, -0.05, 'it''s', DATE '1999-12-31', TIMESTAMP '2000-01-01 00:00:00',
-   TIMESTAMP WITH TIME ZONE '2000-01-01 00:00:00+00:00', FALSE)`,
-	`CREATE TABLE %[1]s.ripple_many AS SELECT i FROM generate_series(1, 2500) AS g(i)`,
-	`CREATE VIEW %[1]s.ripple_view AS SELECT id, s FROM %[1]s.ripple_types`,
-}
-
+// Fixture rows (FixtureSQL). Values are chosen to catch lossy conversions:
+// a BIGINT above 2^53, a DECIMAL whose trailing zero must survive,
+// fractional seconds, a time zone offset, an embedded quote and an all-NULL
+// row.
 var wantColumns = []struct {
 	name string
 	kind warehouse.Kind
@@ -105,9 +97,13 @@ var wantRows = [][]any{
 func RunSuite(t *testing.T, newTarget func(t *testing.T) Target) {
 	ctx := context.Background()
 	tg := newTarget(t)
-	stmts := make([]string, len(fixtureDDL))
-	for i, s := range fixtureDDL {
-		stmts[i] = fmt.Sprintf(s, `"`+tg.Schema+`"`)
+	setupDialect := tg.Dialect
+	if setupDialect == "" {
+		setupDialect = "duckdb"
+	}
+	stmts, err := FixtureSQL(setupDialect, tg.Schema)
+	if err != nil {
+		t.Fatal(err)
 	}
 	if err := tg.Setup(ctx, stmts...); err != nil {
 		t.Fatalf("fixture setup: %v", err)
