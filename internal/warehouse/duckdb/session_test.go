@@ -46,6 +46,11 @@ func TestSessionChangingFunctionsRefused(t *testing.T) {
 				t.Errorf("external=%v: %q ran: %v", external, q, err)
 			}
 		}
+		// Item 10: DuckDB's PIVOT statement only reads, and runs.
+		piv, err := c.Query(ctx, "PIVOT customers ON id USING count(*)", warehouse.QueryOptions{})
+		if err != nil || len(piv.Columns) != 3 || len(piv.Rows) != 1 {
+			t.Errorf("PIVOT: %v, %+v", err, piv)
+		}
 		for i := 0; i < 3; i++ {
 			if n := count(t, c, "SELECT COUNT(*) FROM customers"); n != 3 {
 				t.Errorf("count = %d", n)
