@@ -46,8 +46,8 @@ func TestSessionChangingFunctionsRefused(t *testing.T) {
 				t.Errorf("external=%v: %q ran: %v", external, q, err)
 			}
 		}
-		// Item 10: DuckDB's PIVOT statement only reads, and runs.
-		piv, err := c.Query(ctx, "PIVOT customers ON id USING count(*)", warehouse.QueryOptions{})
+		// Item 10: DuckDB's PIVOT statement only reads, and runs (with its IN list: without one DuckDB runs a second statement to find the values, which the adapter refuses).
+		piv, err := c.Query(ctx, "PIVOT customers ON id IN (0, 1, 2) USING count(*)", warehouse.QueryOptions{})
 		if err != nil || len(piv.Columns) != 3 || len(piv.Rows) != 1 {
 			t.Errorf("PIVOT: %v, %+v", err, piv)
 		}
