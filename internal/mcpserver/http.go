@@ -3,7 +3,6 @@ package mcpserver
 import (
 	"bytes"
 	"context"
-	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -17,6 +16,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/ripple-data/ripple/internal/httpedge"
 )
 
 // HTTPOptions configure the streamable HTTP transport.
@@ -51,21 +52,11 @@ func NormalizeAddr(addr string) string {
 	return addr
 }
 
-// HTTP limits: a client must send its request headers and body within
-// these, and an idle keep-alive connection is closed after idleTimeout, so
-// slow or trickling clients cannot hold connections forever. Responses have
-// no deadline: a tool call streams its result for as long as it runs.
-const (
-	headerTimeout = 10 * time.Second
-	bodyTimeout   = 30 * time.Second
-	idleTimeout   = 2 * time.Minute
-)
-
 func (o HTTPOptions) bodyTimeout() time.Duration {
 	if o.BodyTimeout > 0 {
 		return o.BodyTimeout
 	}
-	return bodyTimeout
+	return httpedge.BodyTimeout
 }
 
 // HTTPHandler serves MCP at /mcp (streamable HTTP) and GET /health.
@@ -154,17 +145,13 @@ type pendingCall struct {
 // back on r for the SDK, with large ids mapped. It answers bad bodies itself
 // and then returns ok=false.
 func (s *Server) readBody(w http.ResponseWriter, r *http.Request, timeout time.Duration) (*pendingCall, bool) {
-	rc := http.NewResponseController(w)
-	_ = rc.SetReadDeadline(time.Now().Add(timeout))
-	body, err := io.ReadAll(io.LimitReader(r.Body, mcp.DefaultMaxRequestBodyBytes+1))
-	_ = r.Body.Close()
-	_ = rc.SetReadDeadline(time.Time{})
-	if err != nil {
-		httpError(w, http.StatusBadRequest, jsonrpc.CodeParseError, "Parse error: reading the request body: "+err.Error())
+	body, err := httpedge.ReadBody(w, r, mcp.DefaultMaxRequestBodyBytes, timeout)
+	if errors.Is(err, httpedge.ErrTooLarge) {
+		httpError(w, http.StatusRequestEntityTooLarge, jsonrpc.CodeInvalidRequest, "request body too large")
 		return nil, false
 	}
-	if len(body) > mcp.DefaultMaxRequestBodyBytes {
-		httpError(w, http.StatusRequestEntityTooLarge, jsonrpc.CodeInvalidRequest, "request body too large")
+	if err != nil {
+		httpError(w, http.StatusBadRequest, jsonrpc.CodeParseError, "Parse error: reading the request body: "+err.Error())
 		return nil, false
 	}
 	trimmed := bytes.TrimSpace(body)
@@ -333,9 +320,8 @@ func (w *jsonErrorWriter) finish() {
 // tokenOK compares an Authorization header with the token: the scheme is
 // case-insensitive (RFC 9110), the token compared in constant time.
 func tokenOK(header, token string) bool {
-	scheme, got, ok := strings.Cut(strings.TrimSpace(header), " ")
-	return ok && strings.EqualFold(scheme, "Bearer") &&
-		subtle.ConstantTimeCompare([]byte(strings.TrimSpace(got)), []byte(token)) == 1
+	got, ok := httpedge.BearerToken(header)
+	return ok && httpedge.TokenEqual(got, token)
 }
 
 // hostAllowed refuses, on a connection to a loopback address, a Host that
@@ -400,31 +386,10 @@ func ServeHTTP(ctx context.Context, addr string, h http.Handler, ready func(net.
 	if err != nil {
 		return fmt.Errorf("listening on %s: %w", addr, err)
 	}
-	srv := newHTTPServer(h)
 	if ready != nil {
 		ready(ln.Addr())
 	}
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
-	select {
-	case err := <-errc:
-		if errors.Is(err, http.ErrServerClosed) {
-			return nil
-		}
-		return err
-	case <-ctx.Done():
-		shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = srv.Shutdown(shutdownCtx)
-		return nil
-	}
-}
-
-// newHTTPServer is the server ServeHTTP runs: headers must arrive within
-// headerTimeout, idle keep-alive connections close after idleTimeout (bodies
-// are bounded by the handler, responses not at all).
-func newHTTPServer(h http.Handler) *http.Server {
-	return &http.Server{Handler: h, ReadHeaderTimeout: headerTimeout, IdleTimeout: idleTimeout, MaxHeaderBytes: 64 << 10}
+	return httpedge.Serve(ctx, ln, h)
 }
 
 // IsLoopbackAddr reports whether addr listens on loopback only.
