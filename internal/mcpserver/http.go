@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -33,6 +34,38 @@ type HTTPOptions struct {
 	AllowedOrigins []string
 	// BodyTimeout bounds reading a request body (0: 30 s).
 	BodyTimeout time.Duration
+	// SessionIdleTimeout closes a session (and its SSE stream) that sent
+	// no request for this long (0: DefaultSessionIdleTimeout; negative:
+	// never). A client whose session expired gets 404 and initializes
+	// again, as the protocol says.
+	SessionIdleTimeout time.Duration
+	// MaxSessions caps concurrent sessions (0: DefaultMaxSessions;
+	// negative: no cap). An initialize beyond it gets 503 with a JSON-RPC
+	// error saying so.
+	MaxSessions int
+}
+
+// Session limits of the stateful HTTP transport.
+const (
+	DefaultSessionIdleTimeout = 30 * time.Minute
+	DefaultMaxSessions        = 100
+)
+
+func (o HTTPOptions) sessionIdleTimeout() time.Duration {
+	switch {
+	case o.SessionIdleTimeout == 0:
+		return DefaultSessionIdleTimeout
+	case o.SessionIdleTimeout < 0:
+		return 0
+	}
+	return o.SessionIdleTimeout
+}
+
+func (o HTTPOptions) maxSessions() int {
+	if o.MaxSessions == 0 {
+		return DefaultMaxSessions
+	}
+	return o.MaxSessions
 }
 
 // DefaultHTTPAddr is where --http listens when given only a port.
@@ -69,6 +102,7 @@ func (s *Server) HTTPHandler(o HTTPOptions) http.Handler {
 		// A dropped HTTP request cancels its tool call (2026-07-28
 		// protocol; older ones are cancelled by the guard, see cancelOrphan).
 		PropagateRequestCancellation: true,
+		SessionTimeout:               o.sessionIdleTimeout(),
 	})
 	mux := http.NewServeMux()
 	// /health says only that the server is up: no version or mode for a
@@ -86,6 +120,9 @@ func (s *Server) HTTPHandler(o HTTPOptions) http.Handler {
 // not), maps ids the SDK would round, and cancels the tool call of a client
 // that went away.
 func (s *Server) guard(o HTTPOptions, isMCP bool, next http.Handler) http.Handler {
+	// initMu makes counting the sessions and creating one a single step, so
+	// concurrent initializes cannot pass the cap together.
+	var initMu sync.Mutex
 	allowed := map[string]bool{}
 	for _, a := range o.AllowedOrigins {
 		allowed[strings.TrimRight(strings.ToLower(a), "/")] = true
@@ -121,6 +158,21 @@ func (s *Server) guard(o HTTPOptions, isMCP bool, next http.Handler) http.Handle
 			// A stateless request's session is the request: its tool call
 			// ends with it (see cancelWithRequest).
 			r = r.WithContext(context.WithValue(r.Context(), requestDoneKey{}, r.Context().Done()))
+		}
+		if call != nil && call.method == "initialize" && !o.Stateless && o.maxSessions() > 0 && r.Header.Get("Mcp-Session-Id") == "" {
+			initMu.Lock()
+			defer initMu.Unlock()
+			n := 0
+			for range s.mcp.Sessions() {
+				n++
+			}
+			if n >= o.maxSessions() {
+				s.log.Warn("refused a new MCP session: the server is full", "sessions", n)
+				w.Header().Set("Retry-After", "60")
+				httpErrorID(w, http.StatusServiceUnavailable, call.replyID, jsonrpc.CodeInternalError,
+					fmt.Sprintf("Server full: %d MCP sessions are open, the most this server keeps (idle ones close after %s); close unused clients (DELETE their session), retry later, or raise --max-sessions", n, o.sessionIdleTimeout()))
+				return
+			}
 		}
 		ew := &jsonErrorWriter{ResponseWriter: w}
 		if call != nil {
