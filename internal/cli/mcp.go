@@ -92,6 +92,7 @@ func newMCPCommand(g *Globals, ios IOStreams, reg *ops.Registry) *cobra.Command 
 	f.StringVar(&httpAddr, "http", "", "serve streamable HTTP on ADDR (e.g. 127.0.0.1:8000 or :8000, which binds loopback) instead of stdio")
 	f.BoolVar(&stateless, "stateless", false, "HTTP without sessions, for replicas behind a load balancer")
 	f.StringVar(&authEnv, "auth-token-env", "", "require \"Authorization: Bearer <token>\" on HTTP, reading the token from the environment variable `NAME`")
+	f.BoolVar(&g.ProfilesFollowBackend, "set-backend-profiles", false, "let set_backend read the profiles.yml of the project it switches to (default: the startup project's profile, or --profiles-dir)")
 	f.BoolVar(&allowUnauth, "allow-unauthenticated", false, "serve --http on a non-loopback address without a token (only behind something that authenticates)")
 	f.IntVar(&maxSessions, "max-sessions", mcpserver.DefaultMaxSessions, "most concurrent HTTP sessions; an initialize beyond it gets 503 (negative: no cap)")
 	f.DurationVar(&sessionIdle, "session-idle-timeout", mcpserver.DefaultSessionIdleTimeout, "close an HTTP session that sent no request for this long (negative: never)")
