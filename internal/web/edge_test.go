@@ -342,3 +342,19 @@ func TestTrickledBodyTimesOut(t *testing.T) {
 		}
 	}
 }
+
+// TestSessionFunctionRefusedThroughAPI is issue #27 item 1 through the web
+// API: enable_profiling is refused, and the query after it runs normally
+// (before, every later query on that pooled connection failed).
+func TestSessionFunctionRefusedThroughAPI(t *testing.T) {
+	ts := startServer(t, demoGlobals(t, true), web.Options{})
+	status, out := ts.call(t, "query", map[string]any{"sql_template": "select * from enable_profiling(format => 'json', save_location => '/nonexistent/x.json')"})
+	if status == 200 || !strings.Contains(fmt.Sprint(out), "enable_profiling") || !strings.Contains(fmt.Sprint(out), "table function") {
+		t.Fatalf("enable_profiling through the API: %d %v; want a refusal naming the table function", status, out)
+	}
+	for i := 0; i < 3; i++ {
+		if status, out := ts.call(t, "query", map[string]any{"sql_template": "select count(*) as n from {{ ref('orders') }}"}); status != 200 {
+			t.Fatalf("query %d after the refusal: %d %v", i, status, out)
+		}
+	}
+}
