@@ -63,11 +63,17 @@ type Globals struct {
 	Target               string
 	DuckDB               string
 	DuckDBExternalAccess bool
-	MaxBytes             int64
-	QueryTimeout         time.Duration
-	StateFile            string
-	JSON                 bool
-	Verbose              bool
+	// ProfilesFollowBackend lets set_backend read the profiles.yml of the
+	// project it switches to (mcp --set-backend-profiles). Off, the
+	// warehouse stays the one the startup project (or --profiles-dir)
+	// names: an agent must not make the server send its env_var()
+	// credentials to a host a directory's profiles.yml names.
+	ProfilesFollowBackend bool
+	MaxBytes              int64
+	QueryTimeout          time.Duration
+	StateFile             string
+	JSON                  bool
+	Verbose               bool
 	// Limits (issue #19; docs/security.md lists them all).
 	StatementTimeout time.Duration
 	MaxResultBytes   int64

@@ -6,6 +6,7 @@ import (
 	"net"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -19,8 +20,10 @@ import (
 func newMCPCommand(g *Globals, ios IOStreams, reg *ops.Registry) *cobra.Command {
 	var (
 		httpAddr, authEnv, mode, logFile string
-		stateless                        bool
+		stateless, allowUnauth           bool
 		origins, toolsets                []string
+		maxSessions                      int
+		sessionIdle                      time.Duration
 	)
 	cmd := &cobra.Command{
 		Use:   "mcp",
@@ -44,6 +47,9 @@ func newMCPCommand(g *Globals, ios IOStreams, reg *ops.Registry) *cobra.Command 
 			}
 			if authEnv != "" && httpAddr == "" {
 				return usageError{fmt.Errorf("--auth-token-env needs --http")}
+			}
+			if httpAddr != "" && !mcpserver.IsLoopbackAddr(httpAddr) && token == "" && !allowUnauth {
+				return usageError{fmt.Errorf("--http %s is not a loopback address: set --auth-token-env NAME to require a bearer token (anyone who can reach the port could otherwise call every tool), or pass --allow-unauthenticated if something in front of Ripple authenticates", httpAddr)}
 			}
 			logOut := ios.ErrOut
 			if logFile != "" {
@@ -75,10 +81,8 @@ func newMCPCommand(g *Globals, ios IOStreams, reg *ops.Registry) *cobra.Command 
 			if httpAddr == "" {
 				return srv.ServeStdio(c.Context(), ios.In, ios.Out)
 			}
-			if !mcpserver.IsLoopbackAddr(httpAddr) && token == "" {
-				logger.Warn("serving MCP on a non-loopback address without --auth-token-env; anyone who can reach it can call the tools", "addr", httpAddr)
-			}
-			h := srv.HTTPHandler(mcpserver.HTTPOptions{Stateless: stateless, AuthToken: token, AllowedOrigins: origins})
+			h := srv.HTTPHandler(mcpserver.HTTPOptions{Stateless: stateless, AuthToken: token, AllowedOrigins: origins,
+				MaxSessions: maxSessions, SessionIdleTimeout: sessionIdle})
 			return mcpserver.ServeHTTP(c.Context(), httpAddr, h, func(a net.Addr) {
 				fmt.Fprintf(logOut, "ripple mcp: serving streamable HTTP at http://%s/mcp (health: /health)\n", a)
 			})
@@ -88,6 +92,10 @@ func newMCPCommand(g *Globals, ios IOStreams, reg *ops.Registry) *cobra.Command 
 	f.StringVar(&httpAddr, "http", "", "serve streamable HTTP on ADDR (e.g. 127.0.0.1:8000 or :8000, which binds loopback) instead of stdio")
 	f.BoolVar(&stateless, "stateless", false, "HTTP without sessions, for replicas behind a load balancer")
 	f.StringVar(&authEnv, "auth-token-env", "", "require \"Authorization: Bearer <token>\" on HTTP, reading the token from the environment variable `NAME`")
+	f.BoolVar(&g.ProfilesFollowBackend, "set-backend-profiles", false, "let set_backend read the profiles.yml of the project it switches to (default: the startup project's profile, or --profiles-dir)")
+	f.BoolVar(&allowUnauth, "allow-unauthenticated", false, "serve --http on a non-loopback address without a token (only behind something that authenticates)")
+	f.IntVar(&maxSessions, "max-sessions", mcpserver.DefaultMaxSessions, "most concurrent HTTP sessions; an initialize beyond it gets 503 (negative: no cap)")
+	f.DurationVar(&sessionIdle, "session-idle-timeout", mcpserver.DefaultSessionIdleTimeout, "close an HTTP session that sent no request for this long (negative: never)")
 	f.StringSliceVar(&origins, "allowed-origins", nil, "browser origins allowed besides loopback (scheme://host:port)")
 	f.StringVar(&mode, "mode", envOr("RIPPLE_MCP_MODE", "server"), "server (all tools), preview (no warehouse queries) or read-only (preview without check writes) (env RIPPLE_MCP_MODE)")
 	f.StringVar(&logFile, "log-file", "", "append logs to this file instead of stderr")

@@ -24,11 +24,22 @@ func (g *Globals) warehouseOpener() func(ctx context.Context, p *dbt.Project) (w
 			}
 			return open.Open(ctx, profiles.Target{Type: "duckdb", Path: g.DuckDB, Database: p.ModelDatabase()}, opts)
 		}
-		// The project's own directory, which set_backend may have changed.
-		t, err := profiles.Load(profiles.LoadOptions{ProfilesDir: g.ProfilesDir, ProjectDir: p.Paths.ProjectDir, Profile: g.Profile, Target: g.Target})
+		// The startup project's directory, not the one set_backend may have
+		// switched to, unless the operator allowed it.
+		dir := g.ProjectDir
+		if g.ProfilesFollowBackend || dir == "" {
+			dir = p.Paths.ProjectDir
+		}
+		t, err := profiles.Load(profiles.LoadOptions{ProfilesDir: g.ProfilesDir, ProjectDir: dir, Profile: g.Profile, Target: g.Target})
 		if err != nil {
 			return nil, err
 		}
-		return open.Open(ctx, t, opts)
+		conn, err := open.Open(ctx, t, opts)
+		if err != nil {
+			// A value rendered from env_var() may sit in any field (a host,
+			// a path) that an error quotes.
+			return nil, t.RedactEnv(err)
+		}
+		return conn, nil
 	}
 }

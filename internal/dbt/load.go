@@ -223,8 +223,13 @@ func describeJSONError(data []byte, err error) error {
 	msg := plainJSONError(err)
 	if te != nil {
 		if top, rest, ok := strings.Cut(te.Field, "."); ok {
-			if key := entryAt(data, top, off); key != "" {
+			// An object with fixed fields (metadata) has its field as the
+			// "entry": the path is then te.Field itself, printed once.
+			first, _, _ := strings.Cut(rest, ".")
+			if key := entryAt(data, top, off); key != "" && key != first {
 				msg = fmt.Sprintf("field %s[%q].%s is a JSON %s where dbt writes %s", top, key, rest, te.Value, jsonKind(te.Type))
+			} else {
+				msg = fmt.Sprintf("field %s is a JSON %s where dbt writes %s", te.Field, te.Value, jsonKind(te.Type))
 			}
 		}
 	}

@@ -252,6 +252,17 @@ func TestManifestTypeErrorIsWordedInJSON(t *testing.T) {
 	}
 }
 
+// Issue #27 item 10: a field of an object with fixed fields (metadata) is
+// named once, not as metadata["dbt_schema_version"].dbt_schema_version.
+func TestManifestMetadataTypeErrorPathOnce(t *testing.T) {
+	data := []byte(`{"metadata": {"dbt_schema_version": 12}, "nodes": {}}`)
+	_, err := DecodeManifest(data, "target/manifest.json")
+	want := `target/manifest.json is not a valid dbt manifest: line 1, column 38: field metadata.dbt_schema_version is a JSON number where dbt writes a string`
+	if err == nil || err.Error() != want {
+		t.Errorf("error\n%v\nwant\n%s", err, want)
+	}
+}
+
 // A corrupt catalog.json is read as a missing one, and the problem is kept
 // for surfaces to warn about.
 func TestCorruptCatalogIsTreatedAsMissing(t *testing.T) {

@@ -53,7 +53,7 @@ func Query(ctx context.Context, env Env, in QueryInput) (*QueryResult, error) {
 	if in.Base {
 		side = Base
 	}
-	sql, err := env.prepareSQL(in.SQLTemplate, side)
+	sql, err := env.prepareSQL(ctx, in.SQLTemplate, side)
 	if err != nil {
 		return nil, err
 	}
@@ -65,7 +65,7 @@ func Query(ctx context.Context, env Env, in QueryInput) (*QueryResult, error) {
 }
 
 // prepareSQL renders refs and checks the statement is read-only.
-func (e Env) prepareSQL(sql string, s Side) (string, error) {
+func (e Env) prepareSQL(ctx context.Context, sql string, s Side) (string, error) {
 	if strings.TrimSpace(sql) == "" {
 		return "", errEmptySQL
 	}
@@ -73,7 +73,7 @@ func (e Env) prepareSQL(sql string, s Side) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return e.checkReadOnly(r)
+	return e.checkReadOnly(ctx, r)
 }
 
 // runCapped runs sql capped at limit rows and fills the total row count,
@@ -191,11 +191,11 @@ func QueryDiff(ctx context.Context, env Env, in QueryDiffInput) (*QueryDiffResul
 	if strings.TrimSpace(baseSQL) == "" {
 		baseSQL = in.SQLTemplate
 	}
-	bsql, err := env.prepareSQL(baseSQL, Base)
+	bsql, err := env.prepareSQL(ctx, baseSQL, Base)
 	if err != nil {
 		return nil, fmt.Errorf("base query: %w", err)
 	}
-	csql, err := env.prepareSQL(in.SQLTemplate, Current)
+	csql, err := env.prepareSQL(ctx, in.SQLTemplate, Current)
 	if err != nil {
 		return nil, fmt.Errorf("current query: %w", err)
 	}

@@ -1,6 +1,7 @@
 package diff
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"regexp"
@@ -130,12 +131,12 @@ func sourceNode(m *dbt.Manifest, src, tbl string, s Side) (*dbt.Node, error) {
 // checkReadOnly accepts exactly one read-only statement in the
 // warehouse's dialect (see internal/sqlguard) and returns it without
 // trailing semicolons.
-func (e Env) checkReadOnly(sql string) (string, error) {
+func (e Env) checkReadOnly(ctx context.Context, sql string) (string, error) {
 	name := ""
 	if e.Dialect != nil {
 		name = e.Dialect.Name()
 	}
-	return sqlguard.ReadOnly(name, sql)
+	return sqlguard.Check(ctx, name, sql)
 }
 
 var errEmptySQL = errors.New("the SQL is empty: pass a SELECT statement")

@@ -32,7 +32,7 @@ func TestCheckReadOnly(t *testing.T) {
 		"select ';' as s; -- done":                  "select ';' as s",
 		"show tables":                               "show tables",
 	} {
-		got, err := env.checkReadOnly(sql)
+		got, err := env.checkReadOnly(context.Background(), sql)
 		if err != nil || got != want {
 			t.Errorf("checkReadOnly(%q) = %q, %v; want %q", sql, got, err, want)
 		}
@@ -44,7 +44,7 @@ func TestCheckReadOnly(t *testing.T) {
 		"select 'unterminated": "unterminated",
 		"-- only a comment":    "empty",
 	} {
-		if _, err := env.checkReadOnly(sql); err == nil || !strings.Contains(err.Error(), want) {
+		if _, err := env.checkReadOnly(context.Background(), sql); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("checkReadOnly(%q) err = %v, want %q", sql, err, want)
 		}
 	}

@@ -52,7 +52,7 @@ func Markdown(in SummaryInput) string {
 			fmt.Fprintf(&b, "> ⚠️ **%d data step(s) failed**; the models they were for are N/A below.\n>\n", len(r.Errors))
 		}
 		for _, e := range r.Errors {
-			fmt.Fprintf(&b, "> - %s: %s\n", strings.TrimSpace(e.Step+" "+e.Model), oneLine(e.Message))
+			fmt.Fprintf(&b, "> - %s: %s\n", text(strings.TrimSpace(e.Step+" "+e.Model)), text(oneLine(e.Message)))
 		}
 		b.WriteString("\n")
 	}
@@ -125,7 +125,7 @@ func Markdown(in SummaryInput) string {
 			if m.ChangeStatus != nil {
 				change = *m.ChangeStatus
 			}
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", cell(m.Name), change, cell(rowsCell(m)), cell(schemaCell(m)), m.DataImpact, cell(affectedCell(m)))
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", text(m.Name), change, cell(rowsCell(m)), cell(schemaCell(m)), m.DataImpact, cell(affectedCell(m)))
 		}
 	}
 	b.WriteString("\n## Checks\n\n")
@@ -152,7 +152,7 @@ func Markdown(in SummaryInput) string {
 			if c.Approved {
 				approved = "✓"
 			}
-			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", cell(c.Name), cell(c.Type), result, approved)
+			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", text(c.Name), text(c.Type), result, approved)
 		}
 	}
 	return b.String()
@@ -239,6 +239,15 @@ func affectedCell(m *Model) string {
 func cell(s string) string {
 	return strings.NewReplacer("|", "\\|", "\n", " ").Replace(s)
 }
+
+// text makes s one table cell of plain text: check and model names come
+// from whoever wrote the project or the check, and must reach the PR
+// comment as text, never as an image, a link, emphasis or HTML (<!-- would
+// hide every row after it).
+func text(s string) string { return mdText.Replace(s) }
+
+var mdText = strings.NewReplacer("|", "\\|", "\n", " ", "\r", " ", "\\", "\\\\", "`", "\\`", "*", "\\*",
+	"[", "\\[", "]", "\\]", "!", "\\!", "~", "\\~", "&", "&amp;", "<", "&lt;", ">", "&gt;")
 
 func orNA(s string) string {
 	if s == "" {

@@ -209,3 +209,28 @@ func TestMarkdownWarehouseWarnings(t *testing.T) {
 		t.Errorf("summary starts\n%s\nwant\n%s", md[:min(len(md), len(want)+40)], want)
 	}
 }
+
+// TestMarkdownEscapesNames is issue #27 item 10: check and model names
+// reach the PR comment as text: no image, link, emphasis or HTML comment
+// (which would hide every row after it).
+func TestMarkdownEscapesNames(t *testing.T) {
+	cmp := compareFixture(t, shapesScenario)
+	r := &impact.Result{ClassificationSource: "lineage_dag",
+		ConfirmedImpactedModels: []*impact.Model{{UniqueID: "model.x.evil", Name: "![m](https://evil.example/m.png)", DataImpact: impact.Potential}}}
+	md := impact.Markdown(impact.SummaryInput{Comparison: cmp, Impact: r, Checks: []impact.SummaryCheck{
+		{Name: "![x](https://evil.example/x.png) <!--", Type: "schema_diff", Status: "never run"},
+		{Name: "*bold* [link](https://evil.example) `code` <b>&amp;</b> ~~s~~", Type: "row_count_diff", Status: "never run"},
+	}})
+	for _, want := range []string{
+		`| \!\[m\](https://evil.example/m.png) |`,
+		`| \!\[x\](https://evil.example/x.png) &lt;\!-- | schema_diff |`,
+		`| \*bold\* \[link\](https://evil.example) \` + "`" + `code\` + "`" + ` &lt;b&gt;&amp;amp;&lt;/b&gt; \~\~s\~\~ | row_count_diff |`,
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("summary lacks %q:\n%s", want, md)
+		}
+	}
+	if strings.Contains(md, "<!--") || strings.Contains(md, "![") {
+		t.Errorf("summary holds live Markdown or HTML from a name:\n%s", md)
+	}
+}

@@ -250,15 +250,6 @@ func TestHTTPTrickledBodyTimesOut(t *testing.T) {
 	}
 }
 
-// TestHTTPServerTimeouts: the server ServeHTTP runs bounds headers and idle
-// connections (bodies are bounded by the handler, see above).
-func TestHTTPServerTimeouts(t *testing.T) {
-	srv := newHTTPServer(http.NotFoundHandler())
-	if srv.ReadHeaderTimeout != headerTimeout || srv.IdleTimeout != idleTimeout || srv.WriteTimeout != 0 {
-		t.Fatalf("header %v idle %v write %v", srv.ReadHeaderTimeout, srv.IdleTimeout, srv.WriteTimeout)
-	}
-}
-
 // TestHTTPClientGoneCancelsCall is defect 6 at the HTTP layer: a client that
 // drops its request (handshake-era protocol, stateful or stateless) gets its
 // tool call cancelled, so a warehouse query behind it stops too and does not

@@ -3,7 +3,6 @@ package mcpserver
 import (
 	"bytes"
 	"context"
-	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,11 +11,14 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/ripple-data/ripple/internal/httpedge"
 )
 
 // HTTPOptions configure the streamable HTTP transport.
@@ -32,6 +34,38 @@ type HTTPOptions struct {
 	AllowedOrigins []string
 	// BodyTimeout bounds reading a request body (0: 30 s).
 	BodyTimeout time.Duration
+	// SessionIdleTimeout closes a session (and its SSE stream) that sent
+	// no request for this long (0: DefaultSessionIdleTimeout; negative:
+	// never). A client whose session expired gets 404 and initializes
+	// again, as the protocol says.
+	SessionIdleTimeout time.Duration
+	// MaxSessions caps concurrent sessions (0: DefaultMaxSessions;
+	// negative: no cap). An initialize beyond it gets 503 with a JSON-RPC
+	// error saying so.
+	MaxSessions int
+}
+
+// Session limits of the stateful HTTP transport.
+const (
+	DefaultSessionIdleTimeout = 30 * time.Minute
+	DefaultMaxSessions        = 100
+)
+
+func (o HTTPOptions) sessionIdleTimeout() time.Duration {
+	switch {
+	case o.SessionIdleTimeout == 0:
+		return DefaultSessionIdleTimeout
+	case o.SessionIdleTimeout < 0:
+		return 0
+	}
+	return o.SessionIdleTimeout
+}
+
+func (o HTTPOptions) maxSessions() int {
+	if o.MaxSessions == 0 {
+		return DefaultMaxSessions
+	}
+	return o.MaxSessions
 }
 
 // DefaultHTTPAddr is where --http listens when given only a port.
@@ -51,21 +85,11 @@ func NormalizeAddr(addr string) string {
 	return addr
 }
 
-// HTTP limits: a client must send its request headers and body within
-// these, and an idle keep-alive connection is closed after idleTimeout, so
-// slow or trickling clients cannot hold connections forever. Responses have
-// no deadline: a tool call streams its result for as long as it runs.
-const (
-	headerTimeout = 10 * time.Second
-	bodyTimeout   = 30 * time.Second
-	idleTimeout   = 2 * time.Minute
-)
-
 func (o HTTPOptions) bodyTimeout() time.Duration {
 	if o.BodyTimeout > 0 {
 		return o.BodyTimeout
 	}
-	return bodyTimeout
+	return httpedge.BodyTimeout
 }
 
 // HTTPHandler serves MCP at /mcp (streamable HTTP) and GET /health.
@@ -78,6 +102,7 @@ func (s *Server) HTTPHandler(o HTTPOptions) http.Handler {
 		// A dropped HTTP request cancels its tool call (2026-07-28
 		// protocol; older ones are cancelled by the guard, see cancelOrphan).
 		PropagateRequestCancellation: true,
+		SessionTimeout:               o.sessionIdleTimeout(),
 	})
 	mux := http.NewServeMux()
 	// /health says only that the server is up: no version or mode for a
@@ -95,6 +120,9 @@ func (s *Server) HTTPHandler(o HTTPOptions) http.Handler {
 // not), maps ids the SDK would round, and cancels the tool call of a client
 // that went away.
 func (s *Server) guard(o HTTPOptions, isMCP bool, next http.Handler) http.Handler {
+	// initMu makes counting the sessions and creating one a single step, so
+	// concurrent initializes cannot pass the cap together.
+	var initMu sync.Mutex
 	allowed := map[string]bool{}
 	for _, a := range o.AllowedOrigins {
 		allowed[strings.TrimRight(strings.ToLower(a), "/")] = true
@@ -131,6 +159,21 @@ func (s *Server) guard(o HTTPOptions, isMCP bool, next http.Handler) http.Handle
 			// ends with it (see cancelWithRequest).
 			r = r.WithContext(context.WithValue(r.Context(), requestDoneKey{}, r.Context().Done()))
 		}
+		if call != nil && call.method == "initialize" && !o.Stateless && o.maxSessions() > 0 && r.Header.Get("Mcp-Session-Id") == "" {
+			initMu.Lock()
+			defer initMu.Unlock()
+			n := 0
+			for range s.mcp.Sessions() {
+				n++
+			}
+			if n >= o.maxSessions() {
+				s.log.Warn("refused a new MCP session: the server is full", "sessions", n)
+				w.Header().Set("Retry-After", "60")
+				httpErrorID(w, http.StatusServiceUnavailable, call.replyID, jsonrpc.CodeInternalError,
+					fmt.Sprintf("Server full: %d MCP sessions are open, the most this server keeps (idle ones close after %s); close unused clients (DELETE their session), retry later, or raise --max-sessions", n, o.sessionIdleTimeout()))
+				return
+			}
+		}
 		ew := &jsonErrorWriter{ResponseWriter: w}
 		if call != nil {
 			ew.id = call.replyID
@@ -154,17 +197,13 @@ type pendingCall struct {
 // back on r for the SDK, with large ids mapped. It answers bad bodies itself
 // and then returns ok=false.
 func (s *Server) readBody(w http.ResponseWriter, r *http.Request, timeout time.Duration) (*pendingCall, bool) {
-	rc := http.NewResponseController(w)
-	_ = rc.SetReadDeadline(time.Now().Add(timeout))
-	body, err := io.ReadAll(io.LimitReader(r.Body, mcp.DefaultMaxRequestBodyBytes+1))
-	_ = r.Body.Close()
-	_ = rc.SetReadDeadline(time.Time{})
-	if err != nil {
-		httpError(w, http.StatusBadRequest, jsonrpc.CodeParseError, "Parse error: reading the request body: "+err.Error())
+	body, err := httpedge.ReadBody(w, r, mcp.DefaultMaxRequestBodyBytes, timeout)
+	if errors.Is(err, httpedge.ErrTooLarge) {
+		httpError(w, http.StatusRequestEntityTooLarge, jsonrpc.CodeInvalidRequest, "request body too large")
 		return nil, false
 	}
-	if len(body) > mcp.DefaultMaxRequestBodyBytes {
-		httpError(w, http.StatusRequestEntityTooLarge, jsonrpc.CodeInvalidRequest, "request body too large")
+	if err != nil {
+		httpError(w, http.StatusBadRequest, jsonrpc.CodeParseError, "Parse error: reading the request body: "+err.Error())
 		return nil, false
 	}
 	trimmed := bytes.TrimSpace(body)
@@ -333,9 +372,8 @@ func (w *jsonErrorWriter) finish() {
 // tokenOK compares an Authorization header with the token: the scheme is
 // case-insensitive (RFC 9110), the token compared in constant time.
 func tokenOK(header, token string) bool {
-	scheme, got, ok := strings.Cut(strings.TrimSpace(header), " ")
-	return ok && strings.EqualFold(scheme, "Bearer") &&
-		subtle.ConstantTimeCompare([]byte(strings.TrimSpace(got)), []byte(token)) == 1
+	got, ok := httpedge.BearerToken(header)
+	return ok && httpedge.TokenEqual(got, token)
 }
 
 // hostAllowed refuses, on a connection to a loopback address, a Host that
@@ -400,31 +438,10 @@ func ServeHTTP(ctx context.Context, addr string, h http.Handler, ready func(net.
 	if err != nil {
 		return fmt.Errorf("listening on %s: %w", addr, err)
 	}
-	srv := newHTTPServer(h)
 	if ready != nil {
 		ready(ln.Addr())
 	}
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
-	select {
-	case err := <-errc:
-		if errors.Is(err, http.ErrServerClosed) {
-			return nil
-		}
-		return err
-	case <-ctx.Done():
-		shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = srv.Shutdown(shutdownCtx)
-		return nil
-	}
-}
-
-// newHTTPServer is the server ServeHTTP runs: headers must arrive within
-// headerTimeout, idle keep-alive connections close after idleTimeout (bodies
-// are bounded by the handler, responses not at all).
-func newHTTPServer(h http.Handler) *http.Server {
-	return &http.Server{Handler: h, ReadHeaderTimeout: headerTimeout, IdleTimeout: idleTimeout, MaxHeaderBytes: 64 << 10}
+	return httpedge.Serve(ctx, ln, h)
 }
 
 // IsLoopbackAddr reports whether addr listens on loopback only.

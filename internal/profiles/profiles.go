@@ -40,6 +40,10 @@ type Target struct {
 	File    string `json:"file"`
 	Profile string `json:"profile"`
 	Name    string `json:"target"`
+
+	// env maps each value rendered from env_var() to its variable's name,
+	// for RedactEnv.
+	env map[string]string
 }
 
 // Where names the file, profile and target for error messages.
@@ -212,10 +216,70 @@ func scrubQuoted(s string) string { return quotedRe.ReplaceAllString(s, `"…"`)
 
 // Parse resolves profile and target (empty target = the profile's
 // target:, else "default") from profiles.yml contents. file only labels errors.
+//
+// An error never holds a value rendered from env_var(): each is replaced by
+// <env_var NAME>.
 func Parse(data []byte, file, profile, target string, lookupEnv func(string) (string, bool)) (Target, error) {
 	if lookupEnv == nil {
 		lookupEnv = os.LookupEnv
 	}
+	env := map[string]string{}
+	record := func(name string) (string, bool) {
+		v, ok := lookupEnv(name)
+		if ok {
+			for _, s := range []string{v, strings.TrimSpace(v), strings.ToLower(v), strings.ToUpper(v)} {
+				if len(strings.TrimSpace(s)) >= minRedacted {
+					env[s] = name
+				}
+			}
+		}
+		return v, ok
+	}
+	t, err := parse(data, file, profile, target, record)
+	if len(env) > 0 {
+		t.env = env
+	}
+	if err != nil {
+		return Target{}, t.RedactEnv(err)
+	}
+	return t, nil
+}
+
+// minRedacted is the shortest env_var() value RedactEnv replaces: shorter
+// ones ("5", "dev") are no secret and would garble every message.
+const minRedacted = 3
+
+// RedactEnv returns err with every value this target rendered from
+// env_var() replaced by <env_var NAME>, longest first. It keeps err's chain
+// (errors.Is, errors.As) and changes only the message.
+func (t Target) RedactEnv(err error) error {
+	if err == nil || len(t.env) == 0 {
+		return err
+	}
+	vals := make([]string, 0, len(t.env))
+	for v := range t.env {
+		vals = append(vals, v)
+	}
+	sort.Slice(vals, func(i, j int) bool { return len(vals[i]) > len(vals[j]) })
+	msg := err.Error()
+	for _, v := range vals {
+		msg = strings.ReplaceAll(msg, v, "<env_var "+t.env[v]+">")
+	}
+	if msg == err.Error() {
+		return err
+	}
+	return redactedError{msg: msg, err: err}
+}
+
+type redactedError struct {
+	msg string
+	err error
+}
+
+func (e redactedError) Error() string { return e.msg }
+func (e redactedError) Unwrap() error { return e.err }
+
+func parse(data []byte, file, profile, target string, lookupEnv func(string) (string, bool)) (Target, error) {
 	var doc map[string]any
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		return Target{}, fmt.Errorf("%s: %s", file, yamlError(err))

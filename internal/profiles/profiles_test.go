@@ -1,6 +1,8 @@
 package profiles
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -76,6 +78,7 @@ func TestParse(t *testing.T) {
 				t.Fatal(err)
 			}
 			tt.want.File, tt.want.Profile = "profiles.yml", "jaffle_shop"
+			got.env = nil // what RedactEnv hides, tested below
 			if !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("got  %#v\nwant %#v", got, tt.want)
 			}
@@ -240,4 +243,32 @@ func FuzzRender(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		_, _ = Render(s, env(map[string]string{"A": "x"}))
 	})
+}
+
+// TestEnvValuesNeverInErrors is issue #27 item 7: a value rendered from
+// env_var() never appears in an error, whichever field it was rendered in.
+func TestEnvValuesNeverInErrors(t *testing.T) {
+	env := func(n string) (string, bool) {
+		switch n {
+		case "TGT":
+			return "secret-target-name", true
+		case "HOST":
+			return "secret-host.example", true
+		}
+		return "", false
+	}
+	yml := "p:\n  target: \"{{ env_var('TGT') }}\"\n  outputs:\n    dev:\n      type: postgres\n      host: \"{{ env_var('HOST') }}\"\n"
+	_, err := Parse([]byte(yml), "profiles.yml", "p", "", env)
+	if err == nil || strings.Contains(err.Error(), "secret-target-name") || !strings.Contains(err.Error(), "<env_var TGT>") {
+		t.Fatalf("Parse error %v; want the target shown as <env_var TGT>", err)
+	}
+	tg, err := Parse([]byte(yml), "profiles.yml", "p", "dev", env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cause := errors.New("dial tcp: lookup SECRET-HOST.EXAMPLE and secret-host.example: no such host")
+	got := tg.RedactEnv(fmt.Errorf("connecting: %w", cause))
+	if want := "connecting: dial tcp: lookup <env_var HOST> and <env_var HOST>: no such host"; got.Error() != want || !errors.Is(got, cause) {
+		t.Errorf("RedactEnv = %q (Is cause: %v); want %q", got, errors.Is(got, cause), want)
+	}
 }

@@ -63,6 +63,39 @@ var (
 	}
 )
 
+// duckdbTableFunctions is the allow-list of DuckDB table functions (and
+// table macros) that only read: a call in a FROM position to any other is
+// refused. DuckDB's table functions include some that change the session
+// for every later query on the connection and bypass lock_configuration:
+// enable_profiling (which also writes its output to any path),
+// enable_peg_parser, enable_logging, checkpoint. An allow-list keeps a new
+// DuckDB release's or a loaded extension's function out until someone reads
+// what it does. The list was made from DuckDB 1.5's duckdb_functions()
+// (function_type 'table' and 'table_macro').
+var duckdbTableFunctions = func() map[string]bool {
+	m := map[string]bool{}
+	for _, f := range strings.Fields(`
+		range generate_series unnest repeat repeat_row glob
+		read_csv read_csv_auto sniff_csv read_text read_blob
+		read_parquet parquet_scan parquet_metadata parquet_schema parquet_file_metadata
+		parquet_kv_metadata parquet_full_metadata parquet_bloom_probe
+		read_json read_json_auto read_json_objects read_json_objects_auto
+		read_ndjson read_ndjson_auto read_ndjson_objects json_each json_tree
+		duckdb_columns duckdb_constraints duckdb_databases duckdb_dependencies duckdb_extensions
+		duckdb_functions duckdb_indexes duckdb_keywords duckdb_schemas duckdb_sequences
+		duckdb_settings duckdb_tables duckdb_types duckdb_views duckdb_optimizers
+		duckdb_memory duckdb_temporary_files duckdb_approx_database_count
+		duckdb_coordinate_systems duckdb_table_sample
+		pragma_table_info pragma_show pragma_storage_info pragma_database_size
+		pragma_collations pragma_metadata_info pragma_platform pragma_version
+		pg_timezone_names icu_calendar_names histogram histogram_values
+		test_all_types test_vector_types
+		st_read read_xlsx delta_scan iceberg_scan iceberg_metadata iceberg_snapshots`) {
+		m[f] = true
+	}
+	return m
+}()
+
 // rulesFor returns the function rules of a dialect; a dialect without its
 // own list (generic, or one not listed) gets every list.
 func rulesFor(dialect string) []rule {

@@ -13,6 +13,7 @@
 package sqlguard
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -58,11 +59,32 @@ func IsRefusal(err error) bool {
 
 const allowed = "Ripple runs only read-only queries (SELECT, WITH ... SELECT, VALUES, TABLE, SHOW, DESCRIBE, EXPLAIN)"
 
-// ReadOnly returns sql's single statement, trimmed and without trailing
+// MaxDepth bounds how deeply parentheses may nest. Warehouses refuse far
+// less (DuckDB's max_expression_depth is 1,000); the bound keeps the
+// classifier's recursion, and so its stack, bounded by a constant.
+const MaxDepth = 1000
+
+// cancelEvery is how many tokens the classifier handles between two looks
+// at its context.
+const cancelEvery = 1 << 12
+
+// ReadOnly is Check without a context, for callers with nothing to cancel
+// (short, trusted SQL).
+func ReadOnly(dialect, sql string) (string, error) {
+	return Check(context.Background(), dialect, sql)
+}
+
+// Check returns sql's single statement, trimmed and without trailing
 // semicolons or comments, when it is exactly one read-only statement in the
 // dialect (a Conn.Dialect() or dbt adapter name; unknown names get the
-// strictest reading). Otherwise it returns an *Error.
-func ReadOnly(dialect, sql string) (string, error) {
+// strictest reading). Otherwise it returns an *Error, or ctx's error when
+// ctx ends first. Its time is linear in len(sql): every token is visited a
+// bounded number of times, parentheses are matched once up front, and
+// nesting deeper than MaxDepth is refused.
+func Check(ctx context.Context, dialect, sql string) (string, error) {
+	if err := ctx.Err(); err != nil {
+		return "", err
+	}
 	if i := strings.IndexByte(sql, 0); i >= 0 {
 		// DuckDB reads a C string and stops there; Postgres refuses it.
 		return "", &Error{Kind: KindSyntax, Msg: fmt.Sprintf("the SQL contains a NUL byte at offset %d, where warehouses stop reading; remove it", i)}
@@ -75,6 +97,9 @@ func ReadOnly(dialect, sql string) (string, error) {
 			return "", &Error{Kind: KindSyntax, Msg: fmt.Sprintf("the SQL cannot be read at line %d, column %d: %s; Ripple refuses SQL it cannot split into statements exactly as the warehouse does", le.Pos.Line, le.Pos.Col, le.Msg)}
 		}
 		return "", &Error{Kind: KindSyntax, Msg: "the SQL cannot be read: " + err.Error()}
+	}
+	if err := ctx.Err(); err != nil {
+		return "", err
 	}
 	// Statements are the token runs between semicolons.
 	var stmts [][]sqlparse.Token
@@ -97,8 +122,11 @@ func ReadOnly(dialect, sql string) (string, error) {
 		return "", &Error{Kind: KindMultiple, Msg: fmt.Sprintf("the SQL has more than one statement (a second one, %s, starts at line %d, column %d); Ripple runs exactly one read-only statement per call, so send them one at a time",
 			describe(second), second.Pos.Line, second.Pos.Col)}
 	}
-	c := checker{rules: rulesFor(d.Name), fromFirst: d.Name == "duckdb" || d.Name == "generic"}
-	if err := c.statement(stmts[0]); err != nil {
+	c, err := newChecker(ctx, d.Name, stmts[0])
+	if err != nil {
+		return "", err
+	}
+	if err := c.statement(); err != nil {
 		return "", err
 	}
 	lines := lineStarts(sql)
@@ -106,10 +134,64 @@ func ReadOnly(dialect, sql string) (string, error) {
 	return strings.TrimSpace(text), nil
 }
 
-// checker classifies one statement's tokens.
+// checker classifies one statement's tokens. Its methods take half-open
+// index ranges [lo, hi) into toks, so that nested parts share the tables
+// built once for the whole statement.
 type checker struct {
+	ctx       context.Context
 	rules     []rule
 	fromFirst bool // DuckDB's FROM-first queries
+	// tableFuncs, when set, is the allow-list of table functions (calls in
+	// a FROM position): DuckDB's table functions can change the session
+	// (enable_profiling, enable_peg_parser), so only those known to read
+	// may run.
+	tableFuncs map[string]bool
+	toks       []sqlparse.Token
+	// close[i] is the index of the ')' closing the '(' at i, or -1.
+	close []int
+	// open[i] is the first index >= i whose token is not '('.
+	open  []int
+	steps int
+}
+
+func newChecker(ctx context.Context, dialect string, toks []sqlparse.Token) (*checker, error) {
+	c := &checker{ctx: ctx, rules: rulesFor(dialect), fromFirst: dialect == "duckdb" || dialect == "generic", toks: toks}
+	if dialect == "duckdb" {
+		c.tableFuncs = duckdbTableFunctions
+	}
+	c.close = make([]int, len(toks))
+	var stack []int
+	for i, t := range toks {
+		c.close[i] = -1
+		switch {
+		case isOp(t, "("):
+			if len(stack) == MaxDepth {
+				return nil, &Error{Kind: KindSyntax, Msg: fmt.Sprintf("the SQL nests parentheses more than %d deep (line %d, column %d); no warehouse runs that, so Ripple refuses it", MaxDepth, t.Pos.Line, t.Pos.Col)}
+			}
+			stack = append(stack, i)
+		case isOp(t, ")") && len(stack) > 0:
+			c.close[stack[len(stack)-1]] = i
+			stack = stack[:len(stack)-1]
+		}
+	}
+	c.open = make([]int, len(toks)+1)
+	c.open[len(toks)] = len(toks)
+	for i := len(toks) - 1; i >= 0; i-- {
+		c.open[i] = i
+		if isOp(toks[i], "(") {
+			c.open[i] = c.open[i+1]
+		}
+	}
+	return c, nil
+}
+
+// tick counts work and reports the context's end every cancelEvery steps.
+func (c *checker) tick() error {
+	c.steps++
+	if c.steps%cancelEvery == 0 {
+		return c.ctx.Err()
+	}
+	return nil
 }
 
 func word(t sqlparse.Token) string {
@@ -137,34 +219,57 @@ func refuse(t sqlparse.Token, what string) *Error {
 	return &Error{Kind: KindNotReadOnly, Msg: fmt.Sprintf("the SQL is %s (line %d, column %d); %s", what, t.Pos.Line, t.Pos.Col, allowed)}
 }
 
-// statement checks a whole top-level statement.
-func (c *checker) statement(toks []sqlparse.Token) error {
+// statement checks the whole top-level statement.
+func (c *checker) statement() error {
+	toks := c.toks
 	first := toks[0]
 	switch word(first) {
 	case "SHOW", "DESCRIBE", "DESC":
 		// Metadata reads; none runs a statement.
 	case "SUMMARIZE":
 		// DuckDB's SUMMARIZE reads a table or runs a query.
-		if rest := toks[1:]; !dottedName(rest) {
-			if err := c.query(rest); err != nil {
+		if !dottedName(toks[1:]) && !c.callAt(1) {
+			if err := c.query(1, len(toks)); err != nil {
 				return err
 			}
 		}
 	case "EXPLAIN":
-		rest := skipExplainOptions(toks[1:])
-		if len(rest) == 0 {
+		lo := c.skipExplainOptions(1, len(toks))
+		if lo >= len(toks) {
 			return refuse(first, "an EXPLAIN without a statement")
 		}
 		// EXPLAIN ANALYZE executes its statement.
-		if err := c.query(rest); err != nil {
+		if err := c.query(lo, len(toks)); err != nil {
 			return err
 		}
+	case "PIVOT", "UNPIVOT", "PIVOT_WIDER", "PIVOT_LONGER":
+		// DuckDB's PIVOT statement reads a table or a query and returns
+		// rows; other warehouses have PIVOT only inside FROM.
+		if !c.fromFirst {
+			return refuse(first, "a "+word(first)+" statement, which this warehouse does not run")
+		}
 	default:
-		if err := c.query(toks); err != nil {
+		if err := c.query(0, len(toks)); err != nil {
 			return err
 		}
 	}
-	return c.scan(toks)
+	return c.scan()
+}
+
+// callAt reports whether a (qualified) name followed by '(' starts at
+// toks[i]: a table function call, which scan checks.
+func (c *checker) callAt(i int) bool {
+	for i+1 < len(c.toks) && (c.toks[i].Kind == sqlparse.Ident || c.toks[i].Kind == sqlparse.QuotedIdent) {
+		switch {
+		case isOp(c.toks[i+1], "("):
+			return true
+		case isOp(c.toks[i+1], "."):
+			i += 2
+		default:
+			return false
+		}
+	}
+	return false
 }
 
 // dottedName reports whether toks are exactly a (qualified) name.
@@ -181,72 +286,53 @@ func dottedName(toks []sqlparse.Token) bool {
 	return len(toks)%2 == 1
 }
 
-// startsQuery reports whether toks begin like a query (after parentheses).
-func startsQuery(toks []sqlparse.Token) bool {
-	for len(toks) > 0 && isOp(toks[0], "(") {
-		toks = toks[1:]
-	}
-	if len(toks) == 0 {
+// startsQuery reports whether toks[i:hi] begin like a query (after
+// parentheses), in constant time.
+func (c *checker) startsQuery(i, hi int) bool {
+	j := c.open[i]
+	if j >= hi {
 		return false
 	}
-	switch word(toks[0]) {
+	switch word(c.toks[j]) {
 	case "SELECT", "WITH", "VALUES", "TABLE", "FROM":
 		return true
 	}
 	return false
 }
 
-// skipExplainOptions drops EXPLAIN's options: ANALYZE, VERBOSE, a
-// parenthesised option list, Snowflake's USING TEXT|JSON|TABULAR.
-func skipExplainOptions(toks []sqlparse.Token) []sqlparse.Token {
-	for len(toks) > 0 {
-		switch w := word(toks[0]); {
+// skipExplainOptions returns the index after EXPLAIN's options in
+// [lo, hi): ANALYZE, VERBOSE, a parenthesised option list, Snowflake's
+// USING TEXT|JSON|TABULAR. It returns hi when nothing follows them.
+func (c *checker) skipExplainOptions(lo, hi int) int {
+	for lo < hi {
+		switch w := word(c.toks[lo]); {
 		case w == "ANALYZE" || w == "ANALYSE" || w == "VERBOSE":
-			toks = toks[1:]
-		case w == "USING" && len(toks) > 1:
-			toks = toks[2:]
-		case isOp(toks[0], "(") && !startsQuery(toks):
-			end := matching(toks, 0)
-			if end < 0 {
-				return nil
+			lo++
+		case w == "USING" && lo+1 < hi:
+			lo += 2
+		case isOp(c.toks[lo], "(") && !c.startsQuery(lo, hi):
+			end := c.close[lo]
+			if end < 0 || end >= hi {
+				return hi
 			}
-			toks = toks[end+1:]
+			lo = end + 1
 		default:
-			return toks
+			return lo
 		}
 	}
-	return toks
+	return lo
 }
 
-// matching returns the index of the ')' closing the '(' at toks[i], or -1.
-func matching(toks []sqlparse.Token, i int) int {
-	depth := 0
-	for j := i; j < len(toks); j++ {
-		switch {
-		case isOp(toks[j], "("):
-			depth++
-		case isOp(toks[j], ")"):
-			depth--
-			if depth == 0 {
-				return j
-			}
-		}
-	}
-	return -1
-}
-
-// query checks that toks start a read-only query: SELECT, VALUES, TABLE,
-// FROM (DuckDB), a parenthesised query, or WITH whose every CTE body and
-// main statement are such queries (Postgres allows DELETE ... RETURNING in a
-// CTE).
-func (c *checker) query(toks []sqlparse.Token) error {
-	for len(toks) > 0 && isOp(toks[0], "(") {
-		toks = toks[1:]
-	}
-	if len(toks) == 0 {
+// query checks that toks[lo:hi] start a read-only query: SELECT, VALUES,
+// TABLE, FROM (DuckDB), a parenthesised query, or WITH whose every CTE body
+// and main statement are such queries (Postgres allows DELETE ... RETURNING
+// in a CTE).
+func (c *checker) query(lo, hi int) error {
+	lo = c.open[lo]
+	if lo >= hi {
 		return &Error{Kind: KindNotReadOnly, Msg: "the SQL has no query inside its parentheses; " + allowed}
 	}
-	t := toks[0]
+	t := c.toks[lo]
 	switch w := word(t); w {
 	case "SELECT", "VALUES", "TABLE":
 		return nil
@@ -256,12 +342,16 @@ func (c *checker) query(toks []sqlparse.Token) error {
 		}
 		return refuse(t, "a FROM-first query, which this warehouse does not run")
 	case "WITH":
-		return c.with(toks[1:], t)
+		return c.with(lo+1, hi, t)
 	case "":
 		return &Error{Kind: KindSyntax, Msg: fmt.Sprintf("the SQL starts with %s (line %d, column %d), which does not begin a query; %s", describe(t), t.Pos.Line, t.Pos.Col, allowed)}
 	default:
 		if !statementWords[w] {
 			return &Error{Kind: KindSyntax, Msg: fmt.Sprintf("the SQL starts with %s (line %d, column %d), which is not a SQL statement: check the spelling; %s", w, t.Pos.Line, t.Pos.Col, allowed)}
+		}
+		if (w == "PIVOT" || w == "UNPIVOT") && c.fromFirst {
+			// DuckDB's PIVOT statement only reads.
+			return nil
 		}
 		return refuse(t, "a "+w+" statement")
 	}
@@ -281,84 +371,157 @@ var statementWords = func() map[string]bool {
 	return m
 }()
 
-// with walks the CTE list after WITH and checks each body and the main
-// statement.
-func (c *checker) with(toks []sqlparse.Token, at sqlparse.Token) error {
-	if len(toks) > 0 && word(toks[0]) == "RECURSIVE" {
-		toks = toks[1:]
+// with walks the CTE list of toks[lo:hi] (after WITH) and checks each body
+// and the main statement. Each token at this nesting level is looked at a
+// bounded number of times; nested parentheses are jumped with close.
+func (c *checker) with(lo, hi int, at sqlparse.Token) error {
+	toks := c.toks
+	if lo < hi && word(toks[lo]) == "RECURSIVE" {
+		lo++
 	}
 	for {
 		// name [(columns)] [USING KEY (...)] AS [NOT] [MATERIALIZED] ( body )
-		i := 0
-		for i < len(toks) && word(toks[i]) != "AS" {
+		i := lo
+		for i < hi && word(toks[i]) != "AS" {
+			if err := c.tick(); err != nil {
+				return err
+			}
 			if isOp(toks[i], "(") {
-				if i = matching(toks, i); i < 0 {
-					break
+				if i = c.close[i]; i < 0 || i >= hi {
+					return refuse(at, "a WITH query whose common table expressions cannot be read")
 				}
 			}
 			i++
 		}
-		if i < 0 || i >= len(toks) {
+		if i >= hi {
 			return refuse(at, "a WITH query whose common table expressions cannot be read")
 		}
 		i++
-		for i < len(toks) && (word(toks[i]) == "NOT" || word(toks[i]) == "MATERIALIZED") {
+		for i < hi && (word(toks[i]) == "NOT" || word(toks[i]) == "MATERIALIZED") {
 			i++
 		}
-		if i >= len(toks) || !isOp(toks[i], "(") {
+		if i >= hi || !isOp(toks[i], "(") {
 			return refuse(at, "a WITH query whose common table expressions cannot be read")
 		}
-		end := matching(toks, i)
-		if end < 0 {
+		end := c.close[i]
+		if end < 0 || end >= hi {
 			return refuse(at, "a WITH query with unbalanced parentheses")
 		}
-		if err := c.query(toks[i+1 : end]); err != nil {
+		if err := c.query(i+1, end); err != nil {
 			return err
 		}
-		toks = toks[end+1:]
+		lo = end + 1
 		// Postgres' SEARCH / CYCLE clauses follow a recursive CTE's body.
-		for len(toks) > 0 && (word(toks[0]) == "SEARCH" || word(toks[0]) == "CYCLE") {
-			j := 1
-			for j < len(toks) && !startsQuery(toks[j:]) && !isOp(toks[j], ",") {
+		for lo < hi && (word(toks[lo]) == "SEARCH" || word(toks[lo]) == "CYCLE") {
+			j := lo + 1
+			for j < hi && !c.startsQuery(j, hi) && !isOp(toks[j], ",") {
+				if err := c.tick(); err != nil {
+					return err
+				}
 				j++
 			}
-			toks = toks[j:]
+			lo = j
 		}
-		if len(toks) > 0 && isOp(toks[0], ",") {
-			toks = toks[1:]
+		if lo < hi && isOp(toks[lo], ",") {
+			lo++
 			continue
 		}
-		if len(toks) == 0 {
+		if lo >= hi {
 			return refuse(at, "a WITH query without a main statement")
 		}
-		return c.query(toks)
+		return c.query(lo, hi)
 	}
 }
 
-// scan looks through every token of a statement for clauses that write or
-// lock (SELECT ... INTO, FOR UPDATE/SHARE) and for calls to functions with
-// side effects.
-func (c *checker) scan(toks []sqlparse.Token) error {
+// tablePositionWords are the words after which a name followed by '('
+// calls a table function.
+var tablePositionWords = map[string]bool{"FROM": true, "JOIN": true, "LATERAL": true, "SUMMARIZE": true,
+	"DESCRIBE": true, "DESC": true, "SHOW": true, "TABLE": true, "PIVOT": true, "UNPIVOT": true,
+	"PIVOT_WIDER": true, "PIVOT_LONGER": true}
+
+// clauseWords end a FROM clause at their nesting level (ON and USING do
+// not: a comma after a join condition starts the next FROM item).
+var clauseWords = map[string]bool{"SELECT": true, "WHERE": true, "GROUP": true, "HAVING": true, "QUALIFY": true,
+	"WINDOW": true, "ORDER": true, "LIMIT": true, "OFFSET": true, "VALUES": true, "UNION": true, "INTERSECT": true,
+	"EXCEPT": true, "RETURNING": true, "SET": true, "BY": true}
+
+// clause is what scan knows of the clause open at one parenthesis depth.
+type clause struct{ from, call bool }
+
+// scan looks through every token of the statement for clauses that write
+// or lock (SELECT ... INTO, FOR UPDATE/SHARE), for calls to functions with
+// side effects and, where the dialect has an allow-list, for table
+// functions not on it.
+func (c *checker) scan() error {
+	toks := c.toks
+	// level[d] is the clause open at parenthesis depth d: whether it is a
+	// FROM clause, so that "FROM t, f()" is told from "SELECT a, f()", and
+	// whether the parentheses hold a call's arguments, where FROM is a
+	// keyword of the call (extract(year FROM d), substring(s FROM 2)).
+	level := []clause{{}}
 	for i, t := range toks {
-		switch word(t) {
-		case "INTO":
+		if err := c.tick(); err != nil {
+			return err
+		}
+		top := &level[len(level)-1]
+		switch w := word(t); {
+		case w == "INTO" && c.tableFuncs != nil && i+1 < len(toks) && word(toks[i+1]) == "NAME":
+			// DuckDB's UNPIVOT ... INTO NAME n VALUE v names output columns.
+		case w == "INTO":
 			return refuse(t, "a query with INTO, which creates a table or writes variables")
-		case "FOR":
+		case w == "FOR":
 			if i+1 < len(toks) {
 				switch word(toks[i+1]) {
 				case "UPDATE", "SHARE", "NO", "KEY":
 					return refuse(t, "a query with FOR "+word(toks[i+1])+", which locks rows")
 				}
 			}
+		case w == "FROM" && (top.call || i > 0 && word(toks[i-1]) == "DISTINCT"):
+			// A call's keyword, or IS [NOT] DISTINCT FROM: no table follows.
+		case w == "FROM" || w == "JOIN" || w == "PIVOT" || w == "UNPIVOT":
+			top.from = true
+		case clauseWords[w]:
+			top.from = false
+		case isOp(t, "("):
+			call := i > 0 && (toks[i-1].Kind == sqlparse.Ident || toks[i-1].Kind == sqlparse.QuotedIdent) && !c.startsQuery(i+1, len(toks))
+			level = append(level, clause{call: call})
+		case isOp(t, ")") && len(level) > 1:
+			level = level[:len(level)-1]
 		}
 		if (t.Kind == sqlparse.Ident || t.Kind == sqlparse.QuotedIdent) && i+1 < len(toks) && isOp(toks[i+1], "(") {
 			if r, ok := match(c.rules, t.Text); ok {
 				return &Error{Kind: KindSideEffect, Msg: fmt.Sprintf("the SQL calls %s (line %d, column %d), which %s; Ripple refuses it in agent SQL (grant Ripple's role no more than SELECT and USAGE, see docs/security.md)",
 					t.Text, t.Pos.Line, t.Pos.Col, r.why)}
 			}
+			if c.tableFuncs != nil && !c.tableFuncs[strings.ToLower(t.Text)] && c.tablePosition(i, level[len(level)-1]) {
+				return &Error{Kind: KindSideEffect, Msg: fmt.Sprintf("the SQL calls the table function %s (line %d, column %d), which is not one Ripple knows to only read (some change the session for every later query, such as enable_profiling); Ripple runs only the table functions listed in docs/security.md",
+					t.Text, t.Pos.Line, t.Pos.Col)}
+			}
 		}
 	}
 	return nil
+}
+
+// tablePosition reports whether the (possibly qualified) name ending at
+// toks[i] stands where a table function is called: right after FROM, JOIN,
+// LATERAL (and DuckDB's statements that take a table), or after a comma in
+// a FROM clause.
+func (c *checker) tablePosition(i int, cl clause) bool {
+	j := i
+	for j >= 2 && isOp(c.toks[j-1], ".") && (c.toks[j-2].Kind == sqlparse.Ident || c.toks[j-2].Kind == sqlparse.QuotedIdent) {
+		j -= 2
+	}
+	if j == 0 {
+		return false
+	}
+	prev := c.toks[j-1]
+	if w := word(prev); w == "FROM" {
+		// Not a call's keyword (extract(year FROM now())) nor IS DISTINCT FROM.
+		return !cl.call && !(j >= 2 && word(c.toks[j-2]) == "DISTINCT")
+	} else if tablePositionWords[w] {
+		return true
+	}
+	return cl.from && isOp(prev, ",")
 }
 
 // lineStarts returns the byte offset of each line's first byte (lines are

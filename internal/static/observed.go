@@ -134,11 +134,19 @@ func readInputFile(path string, roots []string, max int64) ([]byte, error) {
 }
 
 // under reports whether path is inside one of the directories (symbolic
-// links resolved).
+// links resolved). Both sides are made absolute first: a relative
+// --project-dir and an absolute path into it name the same place.
 func under(path string, roots []string) bool {
+	path, err := filepath.Abs(path)
+	if err != nil {
+		return false
+	}
 	for _, r := range roots {
 		rr, err := filepath.EvalSymlinks(r)
 		if err != nil {
+			continue
+		}
+		if rr, err = filepath.Abs(rr); err != nil {
 			continue
 		}
 		if rel, err := filepath.Rel(rr, path); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {

@@ -78,3 +78,31 @@ func TestReadInputFile(t *testing.T) {
 		}
 	}
 }
+
+// TestReadInputFileRelativeRoot is issue #27 item 10: with a relative
+// --project-dir, an absolute path inside the project is accepted (and one
+// outside it still refused).
+func TestReadInputFileRelativeRoot(t *testing.T) {
+	parent := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(parent, "proj"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	abs := filepath.Join(parent, "proj", "observed.csv")
+	if err := os.WriteFile(abs, []byte("a,b\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	outside := filepath.Join(parent, "other.csv")
+	if err := os.WriteFile(outside, []byte("a,b\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(parent)
+	roots := []string{"proj"}
+	for _, path := range []string{abs, "observed.csv", filepath.Join(parent, "proj", ".", "observed.csv")} {
+		if data, err := readInputFile(path, roots, 10); err != nil || string(data) != "a,b\n" {
+			t.Errorf("%s with --project-dir proj: %q, %v", path, data, err)
+		}
+	}
+	if _, err := readInputFile(outside, roots, 10); err == nil || !strings.Contains(err.Error(), "outside the project directory") {
+		t.Errorf("%s with --project-dir proj: %v; want outside the project directory", outside, err)
+	}
+}

@@ -58,9 +58,28 @@ func (g *guarded) Unwrap() Conn { return g.Conn }
 func (g *guarded) Warnings() []string { return Warnings(g.Conn) }
 
 func (g *guarded) Query(ctx context.Context, sql string, opts QueryOptions) (*Result, error) {
-	stmt, err := sqlguard.ReadOnly(g.Conn.Dialect(), sql)
+	// The statement timeout covers classification too, so that a huge SQL
+	// string cannot hold the server longer than any query may.
+	timeout := g.limits.EffectiveTimeout()
+	qctx := ctx
+	if timeout > 0 {
+		var cancel context.CancelFunc
+		qctx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
+	}
+	timedOut := func(err error, stmt string) error {
+		return &Error{Class: ClassCanceled, SQL: stmt, Err: err,
+			Message: fmt.Sprintf("the statement ran longer than the statement timeout (%s) and was stopped; raise it with --statement-timeout (or statement_timeout in the profile) or make the query cheaper", timeout)}
+	}
+	stmt, err := sqlguard.Check(qctx, g.Conn.Dialect(), sql)
 	if err != nil {
-		return nil, Refusal(err, sql)
+		if sqlguard.IsRefusal(err) {
+			return nil, Refusal(err, sql)
+		}
+		if ctx.Err() == nil && errors.Is(qctx.Err(), context.DeadlineExceeded) {
+			return nil, timedOut(err, sql)
+		}
+		return nil, &Error{Class: ClassCanceled, SQL: sql, Err: err, Message: "the query was cancelled while its SQL was being checked: " + err.Error()}
 	}
 	if opts.MaxBytes == 0 {
 		opts.MaxBytes = g.limits.MaxResultBytes
@@ -68,16 +87,9 @@ func (g *guarded) Query(ctx context.Context, sql string, opts QueryOptions) (*Re
 	if opts.MaxCellBytes == 0 {
 		opts.MaxCellBytes = g.limits.MaxCellBytes
 	}
-	timeout := g.limits.EffectiveTimeout()
-	if timeout <= 0 {
-		return g.Conn.Query(ctx, stmt, opts)
-	}
-	qctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
 	res, err := g.Conn.Query(qctx, stmt, opts)
 	if err != nil && ctx.Err() == nil && errors.Is(qctx.Err(), context.DeadlineExceeded) {
-		return nil, &Error{Class: ClassCanceled, SQL: stmt, Err: err,
-			Message: fmt.Sprintf("the statement ran longer than the statement timeout (%s) and was stopped; raise it with --statement-timeout (or statement_timeout in the profile) or make the query cheaper", timeout)}
+		return nil, timedOut(err, stmt)
 	}
 	return res, err
 }

@@ -1,7 +1,6 @@
 package web
 
 import (
-	"crypto/subtle"
 	"net"
 	"net/netip"
 	"net/url"
@@ -41,8 +40,4 @@ func originAllowed(origin, host string) bool {
 		return true
 	}
 	return strings.EqualFold(u.Host, host)
-}
-
-func tokenEqual(got, want string) bool {
-	return subtle.ConstantTimeCompare([]byte(got), []byte(want)) == 1
 }

@@ -1,8 +1,11 @@
 package web_test
 
 import (
+	"bufio"
 	"context"
+	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -102,7 +105,7 @@ func TestTokenRequired(t *testing.T) {
 	res := get("/?token="+token, nil)
 	var cookie *http.Cookie
 	for _, c := range res.Cookies() {
-		if c.Value == token {
+		if strings.HasPrefix(c.Name, "ripple_serve_session_") {
 			cookie = c
 		}
 	}
@@ -195,5 +198,163 @@ func copyDir(t *testing.T, from, to string) {
 	t.Helper()
 	if err := os.CopyFS(to, os.DirFS(from)); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestTokenCookieTwoInstances is issue #27 item 4: the cookie /?token= sets
+// holds no token, is named for the instance's port, and one instance's
+// cookie neither logs in to nor out of another with the same token.
+func TestTokenCookieTwoInstances(t *testing.T) {
+	const token = "s3cret-token"
+	g := demoGlobals(t, false)
+	a := startServer(t, g, web.Options{Token: token})
+	b := startServer(t, g, web.Options{Token: token})
+	client := func(ts *testServer) *http.Client {
+		cl := *ts.Client()
+		cl.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+		return &cl
+	}
+	login := func(ts *testServer) *http.Cookie {
+		res, err := client(ts).Get(ts.URL + "/?token=" + token)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		cs := res.Cookies()
+		port := ts.URL[strings.LastIndex(ts.URL, ":")+1:]
+		if len(cs) != 1 || cs[0].Name != "ripple_serve_session_"+port || strings.Contains(cs[0].Value, token) || len(cs[0].Value) != 64 {
+			t.Fatalf("cookies %+v; want one ripple_serve_session_%s cookie without the token", cs, port)
+		}
+		return cs[0]
+	}
+	ca, cb := login(a), login(b)
+	status := func(ts *testServer, cookies ...*http.Cookie) int {
+		req, _ := http.NewRequest("GET", ts.URL+"/api/info", nil)
+		for _, c := range cookies {
+			req.AddCookie(c)
+		}
+		res, err := client(ts).Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		return res.StatusCode
+	}
+	// A browser sends both cookies to both ports.
+	if got := status(a, ca, cb); got != 200 {
+		t.Errorf("instance a with both cookies: %d", got)
+	}
+	if got := status(b, ca, cb); got != 200 {
+		t.Errorf("instance b with both cookies: %d", got)
+	}
+	// a's cookie, renamed for b's port, is no session of b.
+	forged := &http.Cookie{Name: cb.Name, Value: ca.Value}
+	if got := status(b, forged); got != 401 {
+		t.Errorf("instance b with a's session value: %d, want 401", got)
+	}
+	// The raw token in a cookie is no session either.
+	if got := status(a, &http.Cookie{Name: ca.Name, Value: token}); got != 401 {
+		t.Errorf("the raw token as cookie: %d, want 401", got)
+	}
+}
+
+// TestTokenRedirectStaysLocal is item 5: after ?token= the browser is sent
+// to a cleaned local path, never to another host.
+func TestTokenRedirectStaysLocal(t *testing.T) {
+	const token = "s3cret-token"
+	ts := startServer(t, demoGlobals(t, false), web.Options{Token: token})
+	for _, tc := range []struct{ path, want string }{
+		{"//evil.example/", "/evil.example"},
+		{"/%5Cevil.example", "/"},
+		{"/%5C%5Cevil.example", "/"},
+		{"/./%2F/evil.example", "/evil.example"},
+		{"/checks/../lineage", "/lineage"},
+		{"/", "/"},
+	} {
+		// Sent raw: an HTTP client would clean or re-read the path.
+		conn, err := net.Dial("tcp", strings.TrimPrefix(ts.URL, "http://"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(conn, "GET %s?token=%s HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n", tc.path, token)
+		res, err := http.ReadResponse(bufio.NewReader(conn), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		conn.Close()
+		if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != tc.want {
+			t.Errorf("%s?token=: %d Location %q; want 303 to %q", tc.path, res.StatusCode, res.Header.Get("Location"), tc.want)
+		}
+	}
+}
+
+// TestBearerSchemeCaseInsensitive is item 10: RFC 9110 makes the scheme
+// case-insensitive, as the MCP server already reads it.
+func TestBearerSchemeCaseInsensitive(t *testing.T) {
+	const token = "s3cret-token"
+	ts := startServer(t, demoGlobals(t, false), web.Options{Token: token})
+	for _, scheme := range []string{"Bearer", "bearer", "BEARER"} {
+		req, _ := http.NewRequest("GET", ts.URL+"/api/info", nil)
+		req.Header.Set("Authorization", scheme+" "+token)
+		res, err := ts.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != 200 {
+			t.Errorf("Authorization: %s <token>: %d, want 200", scheme, res.StatusCode)
+		}
+	}
+}
+
+// TestTrickledBodyTimesOut is item 6: a client that sends its body a byte
+// at a time is cut off after the body timeout (the edge shared with the
+// MCP server) instead of holding the connection.
+func TestTrickledBodyTimesOut(t *testing.T) {
+	ts := startServer(t, demoGlobals(t, false), web.Options{BodyTimeout: 300 * time.Millisecond})
+	conn, err := net.Dial("tcp", strings.TrimPrefix(ts.URL, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	fmt.Fprintf(conn, "POST /api/ops/get_model HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{")
+	start := time.Now()
+	done := make(chan string, 1)
+	go func() {
+		status, _ := bufio.NewReader(conn).ReadString('\n')
+		done <- status
+	}()
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case status := <-done:
+			if time.Since(start) > 5*time.Second || !strings.Contains(status, "400") {
+				t.Fatalf("after %v: %q", time.Since(start), status)
+			}
+			return
+		case <-tick.C:
+			_, _ = conn.Write([]byte(" "))
+			if time.Since(start) > 10*time.Second {
+				t.Fatal("the trickled body still holds the connection after 10 s")
+			}
+		}
+	}
+}
+
+// TestSessionFunctionRefusedThroughAPI is issue #27 item 1 through the web
+// API: enable_profiling is refused, and the query after it runs normally
+// (before, every later query on that pooled connection failed).
+func TestSessionFunctionRefusedThroughAPI(t *testing.T) {
+	ts := startServer(t, demoGlobals(t, true), web.Options{})
+	status, out := ts.call(t, "query", map[string]any{"sql_template": "select * from enable_profiling(format => 'json', save_location => '/nonexistent/x.json')"})
+	if status == 200 || !strings.Contains(fmt.Sprint(out), "enable_profiling") || !strings.Contains(fmt.Sprint(out), "table function") {
+		t.Fatalf("enable_profiling through the API: %d %v; want a refusal naming the table function", status, out)
+	}
+	for i := 0; i < 3; i++ {
+		if status, out := ts.call(t, "query", map[string]any{"sql_template": "select count(*) as n from {{ ref('orders') }}"}); status != 200 {
+			t.Fatalf("query %d after the refusal: %d %v", i, status, out)
+		}
 	}
 }

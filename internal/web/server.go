@@ -10,18 +10,26 @@
 package web
 
 import (
+	"bytes"
 	"context"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
+	"path"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/ripple-data/ripple/internal/dbt"
+	"github.com/ripple-data/ripple/internal/httpedge"
 	"github.com/ripple-data/ripple/internal/ops"
 )
 
@@ -41,6 +49,8 @@ type Options struct {
 	BaseStatus func(ctx context.Context) BaseStatus
 	Version    string
 	Logger     *slog.Logger
+	// BodyTimeout bounds reading a request body (0: httpedge.BodyTimeout).
+	BodyTimeout time.Duration
 }
 
 // Server is the HTTP handler of `ripple serve`.
@@ -56,14 +66,44 @@ type Server struct {
 	baseGen  int
 	baseStat *BaseStatus
 	baseBusy bool
+
+	// session is the cookie value /?token= sets: derived from the token and
+	// a random value of this instance, so the raw token never sits in a
+	// cookie (browsers send cookies to every port of a host) and another
+	// instance's cookie does not log this one in or out.
+	session string
 }
 
 // maxBody bounds request bodies (operation arguments are small JSON objects).
 const maxBody = 1 << 20
 
-// tokenCookie carries the token after /?token=… so the UI's own requests
-// authenticate without putting the secret in every URL.
-const tokenCookie = "ripple_serve_token"
+// cookiePrefix names the session cookie that /?token=… sets, so the UI's
+// own requests authenticate without the secret in every URL. The port
+// follows, because cookies ignore ports: two instances on one host keep
+// their own cookies.
+const cookiePrefix = "ripple_serve_session_"
+
+// cookieName is the session cookie's name for the listener r came in on.
+func cookieName(r *http.Request) string {
+	port := "0"
+	if la, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok && la != nil {
+		if _, p, err := net.SplitHostPort(la.String()); err == nil {
+			port = p
+		}
+	}
+	return cookiePrefix + port
+}
+
+// localPath returns the cleaned local path to send a browser to after
+// /?token=: never a scheme-relative URL (//evil.example/) or a path a
+// browser reads as one (/\evil.example).
+func localPath(p string) string {
+	p = path.Clean("/" + p)
+	if strings.ContainsAny(p, "\\\x00\r\n\t") || strings.HasPrefix(p, "//") {
+		return "/"
+	}
+	return (&url.URL{Path: p}).EscapedPath()
+}
 
 // New builds the server around a session.
 func New(o Options) (*Server, error) {
@@ -78,6 +118,15 @@ func New(o Options) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{o: o, mux: http.NewServeMux(), assets: a}
+	if o.Token != "" {
+		nonce := make([]byte, 32)
+		if _, err := rand.Read(nonce); err != nil {
+			return nil, fmt.Errorf("web: drawing a session key: %w", err)
+		}
+		mac := hmac.New(sha256.New, []byte(o.Token))
+		mac.Write(nonce)
+		s.session = hex.EncodeToString(mac.Sum(nil))
+	}
 	s.mux.HandleFunc("GET /api/info", s.handleInfo)
 	s.mux.HandleFunc("POST /api/ops/{name}", s.handleOp)
 	s.mux.HandleFunc("POST /api/ui/lineage", s.handleLineage)
@@ -120,12 +169,24 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if s.o.Token != "" && r.URL.Query().Get("token") != "" && r.Method == http.MethodGet && !strings.HasPrefix(r.URL.Path, "/api/") {
 		// The token was right (refuse checked it): keep it in a cookie and
 		// drop it from the address bar and history.
-		http.SetCookie(w, &http.Cookie{Name: tokenCookie, Value: s.o.Token, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
-		http.Redirect(w, r, r.URL.Path, http.StatusSeeOther)
+		http.SetCookie(w, &http.Cookie{Name: cookieName(r), Value: s.session, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
+		http.Redirect(w, r, localPath(r.URL.Path), http.StatusSeeOther)
 		return
 	}
-	if r.Body != nil {
-		r.Body = http.MaxBytesReader(w, r.Body, maxBody)
+	if r.Body != nil && r.Body != http.NoBody {
+		// The shared edge: the body arrives within the body timeout and
+		// under the size cap, or the request is refused.
+		body, err := httpedge.ReadBody(w, r, maxBody, s.o.BodyTimeout)
+		switch {
+		case errors.Is(err, httpedge.ErrTooLarge):
+			writeError(w, http.StatusRequestEntityTooLarge, "input", fmt.Sprintf("request body larger than %d bytes", maxBody))
+			return
+		case err != nil:
+			writeError(w, http.StatusBadRequest, "bad_request", "reading the request body: "+err.Error())
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		r.ContentLength = int64(len(body))
 	}
 	s.mux.ServeHTTP(w, r)
 }
@@ -149,19 +210,14 @@ func (s *Server) refuse(r *http.Request) (int, string, string) {
 }
 
 func (s *Server) authorized(r *http.Request) bool {
-	candidates := []string{r.URL.Query().Get("token")}
-	if got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok {
-		candidates = append(candidates, strings.TrimSpace(got))
+	if httpedge.TokenEqual(r.URL.Query().Get("token"), s.o.Token) {
+		return true
 	}
-	if c, err := r.Cookie(tokenCookie); err == nil {
-		candidates = append(candidates, c.Value)
+	if got, ok := httpedge.BearerToken(r.Header.Get("Authorization")); ok && httpedge.TokenEqual(got, s.o.Token) {
+		return true
 	}
-	for _, c := range candidates {
-		if c != "" && tokenEqual(c, s.o.Token) {
-			return true
-		}
-	}
-	return false
+	c, err := r.Cookie(cookieName(r))
+	return err == nil && httpedge.TokenEqual(c.Value, s.session)
 }
 
 // ListenAndServe serves h on addr until ctx is done. ready, if not nil,
@@ -171,22 +227,8 @@ func ListenAndServe(ctx context.Context, addr string, h http.Handler, ready func
 	if err != nil {
 		return fmt.Errorf("listening on %s: %w (is another `ripple serve` running? pick another --port)", addr, err)
 	}
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	if ready != nil {
 		ready(ln.Addr())
 	}
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
-	select {
-	case err := <-errc:
-		if errors.Is(err, http.ErrServerClosed) {
-			return nil
-		}
-		return err
-	case <-ctx.Done():
-		shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = srv.Shutdown(shutdownCtx)
-		return nil
-	}
+	return httpedge.Serve(ctx, ln, h)
 }

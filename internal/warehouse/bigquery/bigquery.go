@@ -12,6 +12,7 @@ package bigquery
 import (
 	"context"
 	"crypto/rand"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math/big"
@@ -78,6 +79,9 @@ func Config(ctx context.Context, t profiles.Target, s warehouse.Settings) (Optio
 		if err != nil {
 			return o, fmt.Errorf("%s: reading keyfile: %w", t.Where(), err)
 		}
+		if err := checkKey(b); err != nil {
+			return o, fmt.Errorf("%s: keyfile %s %w", t.Where(), path, err)
+		}
 		o.ClientOptions = append(o.ClientOptions, option.WithCredentialsJSON(b))
 	case "service-account-json":
 		raw, ok := t.Raw("keyfile_json")
@@ -87,6 +91,9 @@ func Config(ctx context.Context, t profiles.Target, s warehouse.Settings) (Optio
 		b, err := jsonOf(raw)
 		if err != nil {
 			return o, fmt.Errorf("%s: keyfile_json: %w", t.Where(), err)
+		}
+		if err := checkKey(b); err != nil {
+			return o, fmt.Errorf("%s: keyfile_json %w", t.Where(), err)
 		}
 		o.ClientOptions = append(o.ClientOptions, option.WithCredentialsJSON(b))
 	case "oauth-secrets":
@@ -117,6 +124,33 @@ func Config(ctx context.Context, t profiles.Target, s warehouse.Settings) (Optio
 		o.Settings.MaxConns = t.Threads
 	}
 	return o, nil
+}
+
+// checkKey reads a credentials file as Google's client will, so that a bad
+// one is reported in the profile's terms: the client's own error names Go
+// types (credsfile.fileTypeChecker). The message completes "keyfile X ...".
+func checkKey(b []byte) error {
+	var key struct {
+		Type any `json:"type"`
+	}
+	if err := json.Unmarshal(b, &key); err != nil {
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			return fmt.Errorf("is not valid JSON (at byte %d); download the service account's key again (IAM > Service accounts > Keys > Add key > JSON)", se.Offset)
+		}
+		return errors.New("is not a JSON object; download the service account's key again (IAM > Service accounts > Keys > Add key > JSON)")
+	}
+	typ, isString := key.Type.(string)
+	if key.Type != nil && !isString {
+		return errors.New(`has a "type" that is not a string, so it is not a Google credentials type (want "service_account" for method service-account)`)
+	}
+	switch typ {
+	case "service_account", "authorized_user", "external_account", "impersonated_service_account", "external_account_authorized_user":
+		return nil
+	case "":
+		return errors.New(`has no "type" field (a service account key has "type": "service_account"); download the key again`)
+	}
+	return fmt.Errorf(`has "type": %q, which is not a Google credentials type (want "service_account" for method service-account)`, typ)
 }
 
 // Conn runs query jobs, at most Settings.Conns() at a time.

@@ -2,7 +2,10 @@ package bigquery_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -321,4 +324,36 @@ func TestLive(t *testing.T) {
 
 func staticToken(tok string) oauth2.TokenSource {
 	return oauth2.StaticTokenSource(&oauth2.Token{AccessToken: tok})
+}
+
+// TestKeyfileErrorsInProfileTerms is issue #27 item 10: a bad key file is
+// reported with the file and what is wrong with it, never Google's client's
+// Go type names (credsfile.fileTypeChecker).
+func TestKeyfileErrorsInProfileTerms(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	for _, tc := range []struct{ body, want string }{
+		{`[1, 2]`, "is not a JSON object"},
+		{`{"type": 5}`, "is not a Google credentials type"},
+		{`{"type": "service_account"`, "is not valid JSON"},
+		{`{"client_email": "x@y"}`, `has no "type" field`},
+		{`{"type": "nonsense"}`, `"nonsense", which is not a Google credentials type`},
+	} {
+		path := filepath.Join(dir, "key.json")
+		if err := os.WriteFile(path, []byte(tc.body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		targets := []profiles.Target{{Type: "bigquery", Database: "p", File: "profiles.yml", Extra: map[string]any{"method": "service-account", "keyfile": path}}}
+		var parsed any
+		if json.Unmarshal([]byte(tc.body), &parsed) == nil {
+			// keyfile_json is a mapping in the profile.
+			targets = append(targets, profiles.Target{Type: "bigquery", Database: "p", File: "profiles.yml", Extra: map[string]any{"method": "service-account-json", "keyfile_json": parsed}})
+		}
+		for _, tg := range targets {
+			_, err := bigquery.Connect(ctx, tg, warehouse.Settings{})
+			if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "credsfile") || strings.Contains(err.Error(), "Go ") {
+				t.Errorf("%s %s: %v; want %q and no Go type names", tg.Extra["method"], tc.body, err, tc.want)
+			}
+		}
+	}
 }

@@ -47,6 +47,10 @@ type Conn struct {
 	db       *sql.DB
 	readOnly bool
 	catalog  string
+	// settings is the fingerprint of every setting a fresh connection has
+	// (see settingsFingerprint); a pooled connection whose settings differ
+	// after a query is discarded rather than handed to the next caller.
+	settings string
 }
 
 var _ warehouse.Conn = (*Conn)(nil)
@@ -151,7 +155,69 @@ func Open(ctx context.Context, opts Options) (*Conn, error) {
 		db.Close()
 		return nil, openError(opts, err)
 	}
+	if opts.ReadOnly {
+		sc, err := db.Conn(ctx)
+		if err == nil {
+			err = sc.Raw(func(dc any) error {
+				c.settings, err = settingsFingerprint(ctx, dc)
+				return err
+			})
+			sc.Close()
+		}
+		if err != nil {
+			db.Close()
+			return nil, openError(opts, err)
+		}
+	}
 	return c, nil
+}
+
+// settingsQuery digests every setting of the session. Some DuckDB table
+// functions change a connection's settings past lock_configuration
+// (enable_profiling, enable_peg_parser); the guard refuses those it knows,
+// and this catches any it does not.
+const settingsQuery = `SELECT md5(string_agg(name || '=' || lower(coalesce(value, '')), ';' ORDER BY name)) FROM duckdb_settings()`
+
+// resetStatements undo what the known session-changing functions do. Some
+// of those settings are the database's, not the connection's
+// (allow_parser_override_extension), so discarding the connection alone
+// does not undo them, and lock_configuration refuses RESET.
+var resetStatements = []string{
+	"SELECT * FROM disable_profiling()",
+	"SELECT * FROM disable_peg_parser()",
+}
+
+// resetSession runs resetStatements on dc, ignoring their errors: the
+// connection is discarded after it anyway.
+func resetSession(dc any) {
+	q, ok := dc.(driver.QueryerContext)
+	if !ok {
+		return
+	}
+	for _, stmt := range resetStatements {
+		if rows, err := q.QueryContext(context.Background(), stmt, nil); err == nil {
+			rows.Close()
+		}
+	}
+}
+
+// settingsFingerprint returns the digest of dc's settings.
+func settingsFingerprint(ctx context.Context, dc any) (string, error) {
+	q, ok := dc.(driver.QueryerContext)
+	if !ok {
+		return "", errors.New("duckdb: the driver connection cannot query")
+	}
+	rows, err := q.QueryContext(ctx, settingsQuery, nil)
+	if err != nil {
+		return "", err
+	}
+	defer rows.Close()
+	vals := make([]driver.Value, 1)
+	if err := rows.Next(vals); err != nil {
+		return "", err
+	}
+	s, _ := vals[0].(string)
+	return s, nil
 }
 
 // alreadyLocked reports whether the database's configuration was already
@@ -276,7 +342,7 @@ func (c *Conn) Query(ctx context.Context, query string, opts warehouse.QueryOpti
 		defer rows.Close()
 		return collect(ctx, query, opts, sqlRows{rows})
 	}
-	if _, err := sqlguard.ReadOnly("duckdb", query); err != nil {
+	if _, err := sqlguard.Check(ctx, "duckdb", query); err != nil {
 		return nil, warehouse.Refusal(err, query)
 	}
 	sc, err := c.db.Conn(ctx)
@@ -285,7 +351,24 @@ func (c *Conn) Query(ctx context.Context, query string, opts warehouse.QueryOpti
 	}
 	defer sc.Close()
 	var res *warehouse.Result
+	changed := false
+	defer func() {
+		if changed {
+			// Returning driver.ErrBadConn from Raw makes database/sql close
+			// the connection instead of returning it to the pool.
+			_ = sc.Raw(func(any) error { return driver.ErrBadConn })
+		}
+	}()
 	err = sc.Raw(func(dc any) error {
+		// Whatever the query did to the session, the next caller must get
+		// a connection with the settings Open gave it.
+		defer func() {
+			fp, ferr := settingsFingerprint(context.WithoutCancel(ctx), dc)
+			changed = ferr != nil || fp != c.settings
+			if changed {
+				resetSession(dc)
+			}
+		}()
 		st, err := dc.(*duckdbdrv.Conn).Prepare(query)
 		if err != nil {
 			if strings.Contains(err.Error(), "multi-statement") {

@@ -61,6 +61,9 @@ func TestEveryConnIsGuarded(t *testing.T) {
 			`SELECT '\' ; SET memory_limit='1MB'; SET lock_configuration=true; SELECT 1 --'`,
 			`SELECT '\' ; USE memory; DETACH acme; SELECT 1 --'`,
 			"SELECT * FROM checkpoint()",
+			// Issue #27 item 1: session-changing table functions.
+			"SELECT * FROM enable_profiling(format => 'json', save_location => 'x.json')",
+			"SELECT * FROM customers, enable_peg_parser()",
 		}, "SELECT COUNT(*) FROM customers"},
 		{"postgres superuser", func(t *testing.T) profiles.Target {
 			return pgTarget(t, warehousetest.RequireEnv(t, "RIPPLE_TEST_POSTGRES_SUPER_DSN"))
@@ -157,5 +160,32 @@ func TestGuardedByteCap(t *testing.T) {
 	var we *warehouse.Error
 	if _, err := c.Query(ctx, "DROP TABLE customers", warehouse.QueryOptions{}); !errors.As(err, &we) || we.Class != warehouse.ClassPermissionDenied {
 		t.Errorf("a write is permission_denied: %v", err)
+	}
+}
+
+// TestClassificationUnderStatementTimeout is issue #27 item 3 at the guard:
+// classifying a huge SQL string runs inside the statement timeout and the
+// caller's context, so it cannot hold the server past either.
+func TestClassificationUnderStatementTimeout(t *testing.T) {
+	c, err := Open(context.Background(), duckTarget(t), OpenOptions{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	huge := "with recursive a as (select 1) search " + strings.Repeat("x ", 4<<20) + " select 1"
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err = c.Query(ctx, huge, warehouse.QueryOptions{})
+	if !errors.Is(err, context.Canceled) || warehouse.Classify(err) != warehouse.ClassCanceled {
+		t.Fatalf("a cancelled caller's huge SQL: %v (class %s); want canceled", err, warehouse.Classify(err))
+	}
+	c2, err := Open(context.Background(), duckTarget(t), OpenOptions{ReadOnly: true, StatementTimeout: time.Nanosecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c2.Close()
+	_, err = c2.Query(context.Background(), huge, warehouse.QueryOptions{})
+	if err == nil || !strings.Contains(err.Error(), "statement timeout") {
+		t.Fatalf("huge SQL under a 1 ns statement timeout: %v; want the statement timeout's error", err)
 	}
 }
