@@ -45,7 +45,27 @@ func main() {
 	mcpCalls := flag.Int("mcp-calls", 20, "warm MCP metadata calls per size")
 	impact := flag.Bool("impact", true, "measure impact_analysis (builds a DuckDB warehouse per size)")
 	keep := flag.String("dir", "", "where to write the projects (default: a temporary directory, removed at the end)")
+	genDir := flag.String("generate", "", "internal: write a project of -models models here and print its shape as JSON")
+	models := flag.Int("models", 0, "internal: with -generate")
+	warehouse := flag.String("warehouse", "", "internal: with -generate, also build this DuckDB warehouse")
+	floorDir := flag.String("floor", "", "internal: decode this project's artifacts into `any` and print wall and CPU nanoseconds")
 	flag.Parse()
+	if *genDir != "" {
+		if err := generate(context.Background(), *genDir, *models, *changed, *warehouse); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if *floorDir != "" {
+		s, err := jsonFloor(*floorDir)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		fmt.Println(int64(s.wall), int64(s.cpu))
+		return
+	}
 	if err := run(context.Background(), config{
 		sizes: *sizes, runs: *runs, ripple: *ripple, baseline: *baseline, changed: *changed,
 		mcpCalls: *mcpCalls, impact: *impact, dir: *keep,
@@ -105,26 +125,27 @@ type sample struct {
 }
 
 func measureSize(ctx context.Context, c config, bins []string, dir string, n int) error {
-	p := synth.Generate(synth.Options{Models: n, Columns: 4, Seed: 31, Changed: c.changed, LongNames: true})
-	if err := p.Write(dir); err != nil {
+	self, err := os.Executable()
+	if err != nil {
 		return err
 	}
-	cols := 0
-	for _, r := range p.Relations {
-		cols += len(r.Columns)
-	}
-	size := 0
-	for _, b := range [][]byte{p.BaseManifest, p.CurrentManifest, p.BaseCatalog, p.CurrentCatalog} {
-		size += len(b)
-	}
-	fmt.Printf("\n== %d models, %d columns, %d changed, artifacts %.1f MB\n", n, cols, len(p.ChangedIDs), float64(size)/1e6)
 	db := ""
 	if c.impact {
 		db = filepath.Join(dir, "warehouse.duckdb")
-		if err := p.BuildDuckDB(ctx, db); err != nil {
-			return fmt.Errorf("building the warehouse: %w", err)
-		}
 	}
+	// Generated in a child process, for the same reason as floorProcess.
+	gen, err := process(ctx, self, []string{"-generate", dir, "-models", strconv.Itoa(n), "-changed", fmt.Sprint(c.changed), "-warehouse", db})
+	if err != nil {
+		return err
+	}
+	var info struct {
+		Models, Columns, Changed, Bytes int
+		IDs                             []string
+	}
+	if err := json.Unmarshal(gen.out, &info); err != nil {
+		return fmt.Errorf("generator output: %w", err)
+	}
+	fmt.Printf("\n== %d models, %d columns, %d changed, artifacts %.1f MB\n", info.Models, info.Columns, info.Changed, float64(info.Bytes)/1e6)
 	project := []string{"--project-dir", dir, "--json"}
 	type command struct {
 		name string
@@ -145,7 +166,7 @@ func measureSize(ctx context.Context, c config, bins []string, dir string, n int
 	// Interleave: each round runs the floor and every command with every
 	// binary once, so that load changes hit all of them alike.
 	for range c.runs {
-		s, err := jsonFloor(dir)
+		s, err := floorProcess(ctx, dir)
 		if err != nil {
 			return err
 		}
@@ -195,7 +216,7 @@ func measureSize(ctx context.Context, c config, bins []string, dir string, n int
 		}
 	}
 	for bi, bin := range bins {
-		p50, err := mcpWarm(ctx, bin, dir, p.ModelIDs, c.mcpCalls)
+		p50, err := mcpWarm(ctx, bin, dir, info.IDs, c.mcpCalls)
 		if err != nil {
 			return fmt.Errorf("mcp: %w", err)
 		}
@@ -206,6 +227,50 @@ func measureSize(ctx context.Context, c config, bins []string, dir string, n int
 		fmt.Printf("%-30s %9s\n", label, ms(p50))
 	}
 	return nil
+}
+
+// generate writes the project (and its warehouse) and prints its shape.
+func generate(ctx context.Context, dir string, n int, changed float64, warehouse string) error {
+	p := synth.Generate(synth.Options{Models: n, Columns: 4, Seed: 31, Changed: changed, LongNames: true})
+	if err := p.Write(dir); err != nil {
+		return err
+	}
+	if warehouse != "" {
+		if err := p.BuildDuckDB(ctx, warehouse); err != nil {
+			return fmt.Errorf("building the warehouse: %w", err)
+		}
+	}
+	info := map[string]any{"Models": n, "Changed": len(p.ChangedIDs), "IDs": p.ModelIDs}
+	cols, size := 0, 0
+	for _, r := range p.Relations {
+		cols += len(r.Columns)
+	}
+	for _, b := range [][]byte{p.BaseManifest, p.CurrentManifest, p.BaseCatalog, p.CurrentCatalog} {
+		size += len(b)
+	}
+	info["Columns"], info["Bytes"] = cols, size
+	return json.NewEncoder(os.Stdout).Encode(info)
+}
+
+// floorProcess measures the floor in a child process (this program run with
+// -floor), so that its memory does not raise this process's high-water mark,
+// which Linux passes on to the children it starts and would count in their
+// peak RSS.
+func floorProcess(ctx context.Context, dir string) (sample, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return sample{}, err
+	}
+	s, err := process(ctx, self, []string{"-floor", dir})
+	if err != nil {
+		return sample{}, err
+	}
+	var wall, cpu int64
+	if _, err := fmt.Sscan(string(s.out), &wall, &cpu); err != nil {
+		return sample{}, fmt.Errorf("floor output %q: %w", s.out, err)
+	}
+	s.wall, s.cpu = time.Duration(wall), time.Duration(cpu)
+	return s, nil
 }
 
 // jsonFloor decodes the four artifact files into `any`, one after the other.
