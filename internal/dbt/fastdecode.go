@@ -1,6 +1,8 @@
 package dbt
 
 import (
+	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"strconv"
 	"unicode/utf8"
@@ -115,6 +117,10 @@ func (d *fastDecoder) stringSpan() (raw []byte, plain bool) {
 	plain = true
 	data := d.data
 	for i := start; i < len(data); i++ {
+		// Eight bytes at a time while none of them is special.
+		for i+8 <= len(data) && !hasSpecial(binary.LittleEndian.Uint64(data[i:])) {
+			i += 8
+		}
 		for i < len(data) && !special[data[i]] {
 			i++
 		}
@@ -162,6 +168,14 @@ func (d *fastDecoder) stringSpan() (raw []byte, plain bool) {
 	return nil, false
 }
 
+// hasSpecial reports whether any byte of w is special: a quote, a
+// backslash, a control character or a byte of a multi-byte character.
+func hasSpecial(w uint64) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	hasZero := func(x uint64) uint64 { return (x - ones) & ^x & highs }
+	return (hasZero(w^(ones*'"'))|hasZero(w^(ones*'\\'))|(w-ones*0x20)&^w&highs|w&highs) != 0
+}
+
 func isHex(c byte) bool {
 	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
 }
@@ -201,10 +215,13 @@ func (d *fastDecoder) str() string {
 func unescape(raw []byte) (string, bool) {
 	b := make([]byte, 0, len(raw))
 	for i := 0; i < len(raw); i++ {
-		c := raw[i]
-		if c != '\\' {
-			b = append(b, c)
-			continue
+		if j := bytes.IndexByte(raw[i:], '\\'); j != 0 {
+			if j < 0 {
+				b = append(b, raw[i:]...)
+				break
+			}
+			b = append(b, raw[i:i+j]...)
+			i += j
 		}
 		i++ // stringSpan checked that an escape is complete and valid
 		switch raw[i] {
@@ -620,11 +637,14 @@ func (d *fastDecoder) columns() map[string]*Column {
 	if d.null() {
 		return nil
 	}
-	out := map[string]*Column{}
+	// Collected first so that the map is made at its size (no regrowth).
+	var keys [32]string
+	var vals [32]*Column
+	ks, vs := keys[:0], vals[:0]
 	for i := 0; d.object(i); i++ {
-		k := d.mapKey()
+		ks = append(ks, d.mapKey())
 		if d.null() {
-			out[k] = nil
+			vs = append(vs, nil)
 			continue
 		}
 		c := &Column{}
@@ -653,7 +673,11 @@ func (d *fastDecoder) columns() map[string]*Column {
 				d.skip()
 			}
 		}
-		out[k] = c
+		vs = append(vs, c)
+	}
+	out := make(map[string]*Column, len(ks))
+	for i, k := range ks {
+		out[k] = vs[i]
 	}
 	return out
 }
@@ -808,10 +832,15 @@ func (d *fastDecoder) nodes() map[string]*Node {
 	if d.null() {
 		return nil
 	}
-	out := map[string]*Node{}
+	var ks []string
+	var vs []*Node
 	for i := 0; d.object(i); i++ {
-		k := d.mapKey()
-		out[k] = d.node()
+		ks = append(ks, d.mapKey())
+		vs = append(vs, d.node())
+	}
+	out := make(map[string]*Node, len(ks)) // made at its size: no regrowth
+	for i, k := range ks {
+		out[k] = vs[i]
 	}
 	return out
 }
@@ -944,11 +973,12 @@ func (d *fastDecoder) catalogEntries() map[string]*CatalogEntry {
 	if d.null() {
 		return nil
 	}
-	out := map[string]*CatalogEntry{}
+	var ks []string
+	var vs []*CatalogEntry
 	for i := 0; d.object(i); i++ {
-		k := d.mapKey()
+		ks = append(ks, d.mapKey())
 		if d.null() {
-			out[k] = nil
+			vs = append(vs, nil)
 			continue
 		}
 		e := &CatalogEntry{}
@@ -991,11 +1021,13 @@ func (d *fastDecoder) catalogEntries() map[string]*CatalogEntry {
 					e.Columns = nil
 					continue
 				}
-				e.Columns = map[string]*CatalogColumn{}
+				var keys [32]string
+				var vals [32]*CatalogColumn
+				ks, vs := keys[:0], vals[:0]
 				for l := 0; d.object(l); l++ {
-					ck := d.mapKey()
+					ks = append(ks, d.mapKey())
 					if d.null() {
-						e.Columns[ck] = nil
+						vs = append(vs, nil)
 						continue
 					}
 					c := &CatalogColumn{}
@@ -1018,13 +1050,21 @@ func (d *fastDecoder) catalogEntries() map[string]*CatalogEntry {
 							d.skip()
 						}
 					}
-					e.Columns[ck] = c
+					vs = append(vs, c)
+				}
+				e.Columns = make(map[string]*CatalogColumn, len(ks)) // at its size
+				for i, k := range ks {
+					e.Columns[k] = vs[i]
 				}
 			default:
 				d.skip()
 			}
 		}
-		out[k] = e
+		vs = append(vs, e)
+	}
+	out := make(map[string]*CatalogEntry, len(ks)) // made at its size: no regrowth
+	for i, k := range ks {
+		out[k] = vs[i]
 	}
 	return out
 }

@@ -1,6 +1,7 @@
 package dbt
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -140,4 +141,22 @@ func FuzzFastDecode(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		sameAsEncodingJSON(t, data)
 	})
+}
+
+// TestHasSpecial: the eight-byte test finds every special byte at every
+// position, and nothing in plain text.
+func TestHasSpecial(t *testing.T) {
+	plain := []byte("abcdefgh")
+	if hasSpecial(binary.LittleEndian.Uint64(plain)) {
+		t.Fatal("plain ASCII flagged")
+	}
+	for c := 0; c < 256; c++ {
+		for pos := range 8 {
+			w := []byte("zzzzzzzz")
+			w[pos] = byte(c)
+			if got := hasSpecial(binary.LittleEndian.Uint64(w)); got != special[c] {
+				t.Fatalf("byte %#x at %d: hasSpecial = %v, want %v", c, pos, got, special[c])
+			}
+		}
+	}
 }
