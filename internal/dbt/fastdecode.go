@@ -173,7 +173,7 @@ func (d *fastDecoder) stringSpan() (raw []byte, plain bool) {
 func hasSpecial(w uint64) bool {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	hasZero := func(x uint64) uint64 { return (x - ones) & ^x & highs }
-	return (hasZero(w^(ones*'"'))|hasZero(w^(ones*'\\'))|(w-ones*0x20)&^w&highs|w&highs) != 0
+	return (hasZero(w^(ones*'"')) | hasZero(w^(ones*'\\')) | (w-ones*0x20)&^w&highs | w&highs) != 0
 }
 
 func isHex(c byte) bool {
