@@ -41,7 +41,7 @@ func main() {
 	runs := flag.Int("runs", 3, "runs per command (the median is reported)")
 	ripple := flag.String("ripple", "", "ripple binary to measure (default: build ./cmd/ripple)")
 	baseline := flag.String("baseline", "", "another ripple binary (e.g. the previous commit's) to compare with")
-	changed := flag.Float64("changed", 0.004, "share of models whose SQL the PR changes")
+	changed := flag.Float64("changed", 0.006, "share of the last 14% of models (the marts) whose SQL the PR changes")
 	mcpCalls := flag.Int("mcp-calls", 20, "warm MCP metadata calls per size")
 	impact := flag.Bool("impact", true, "measure impact_analysis (builds a DuckDB warehouse per size)")
 	keep := flag.String("dir", "", "where to write the projects (default: a temporary directory, removed at the end)")
@@ -231,7 +231,7 @@ func measureSize(ctx context.Context, c config, bins []string, dir string, n int
 
 // generate writes the project (and its warehouse) and prints its shape.
 func generate(ctx context.Context, dir string, n int, changed float64, warehouse string) error {
-	p := synth.Generate(synth.Options{Models: n, Columns: 4, Seed: 31, Changed: changed, LongNames: true})
+	p := synth.Generate(synth.Options{Models: n, Columns: 4, Seed: 31, Changed: changed, ChangedTail: 0.14, LongNames: true})
 	if err := p.Write(dir); err != nil {
 		return err
 	}

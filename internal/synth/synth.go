@@ -24,6 +24,10 @@ type Options struct {
 	// LongNames gives models and sources realistic names of 30–40
 	// characters (fct_customer_order_revenue_daily_00042) instead of m_00042.
 	LongNames bool
+	// ChangedTail, when set, draws the changed models from the last share
+	// of models only (the marts), so that a PR impacts a realistic few
+	// hundred models rather than everything downstream of a staging model.
+	ChangedTail float64
 }
 
 // Project is a generated base/current pair.
@@ -115,8 +119,9 @@ func Generate(o Options) *Project {
 		colsOf[m.id], nameOf[m.id] = m.cols, m.name
 	}
 	changed := map[string]bool{}
-	for _, m := range models {
-		if r.Float64() < o.Changed {
+	tail := len(models) - int(o.ChangedTail*float64(len(models)))
+	for i, m := range models {
+		if r.Float64() < o.Changed && (o.ChangedTail == 0 || i >= tail) {
 			changed[m.id] = true
 			p.ChangedIDs = append(p.ChangedIDs, m.id)
 		}
