@@ -33,3 +33,28 @@ func TestRegistryBuildsNoSchemaUpFront(t *testing.T) {
 		}
 	}
 }
+
+// TestSchemasBuiltOnceUnderConcurrentCalls: a server's first calls arrive
+// together; they share one build of the schemas (run it with -race).
+func TestSchemasBuiltOnceUnderConcurrentCalls(t *testing.T) {
+	op, ok := Default().Get("lineage_diff")
+	if !ok {
+		t.Fatal("lineage_diff is not registered")
+	}
+	got := make(chan any, 8)
+	for range 8 {
+		go func() {
+			if _, err := op.Decode([]byte(`{}`)); err != nil {
+				got <- err
+				return
+			}
+			got <- op.InputSchema()
+		}()
+	}
+	first := <-got
+	for range 7 {
+		if v := <-got; v != first {
+			t.Fatalf("calls saw different schemas or an error: %v / %v", first, v)
+		}
+	}
+}
