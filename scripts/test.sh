@@ -60,7 +60,7 @@ step "web UI bundle (rebuilt from web/, compared with internal/web/dist)"
 bash scripts/web.sh
 
 step "gofmt / go mod tidy / go vet / staticcheck"
-unformatted=$(gofmt -l cmd internal e2e)
+unformatted=$(gofmt -l cmd internal e2e bench)
 if [ -n "$unformatted" ]; then echo "gofmt would change: $unformatted" >&2; exit 1; fi
 if ! go mod tidy -diff; then echo "go.mod/go.sum are not tidy: run go mod tidy" >&2; exit 1; fi
 go vet ./...
@@ -74,6 +74,9 @@ go test -race -count=1 -timeout 40m -json ./... | go run ./scripts/testsummary -
 
 step "fuzz (short)"
 bash scripts/fuzz.sh 10s
+
+step "benchmark smoke run (go run ./bench, small: checks it runs, asserts no timing)"
+go run ./bench -sizes 100 -runs 1 -mcp-calls 3
 
 step "end to end"
 bash scripts/e2e.sh

@@ -265,7 +265,7 @@ func testNextActions(t *testing.T, models map[string]map[string]any) {
 		// Until issue #14's rename of query/query_diff's sql to the seed's
 		// sql_template lands (the contract branch), the tools take sql. This
 		// shim does nothing once the schema has sql_template; delete it then.
-		if _, ok := op.InputSchema.Properties["sql_template"]; !ok && args["sql_template"] != nil {
+		if _, ok := op.InputSchema().Properties["sql_template"]; !ok && args["sql_template"] != nil {
 			args = map[string]any{"sql": args["sql_template"], "primary_keys": args["primary_keys"]}
 			if args["primary_keys"] == nil {
 				delete(args, "primary_keys")

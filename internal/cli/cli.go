@@ -278,11 +278,7 @@ func opCommand(g *Globals, ios IOStreams, op *ops.Op) *cobra.Command {
 	if op.Name == "select_nodes" {
 		cmd.Aliases = []string{"select"}
 	}
-	var required []string
-	if op.InputSchema != nil {
-		required = op.InputSchema.Required
-	}
-	flags := bindInputFlags(cmd.Flags(), op.InputType(), required)
+	flags := bindInputFlags(cmd.Flags(), op.InputType(), op.RequiredParams())
 	positional := positionalField(op, flags)
 	if positional != "" {
 		f, _ := flags.field(positional)

@@ -89,8 +89,14 @@ func schemaVersion(url string) int {
 
 // DecodeManifest parses manifest bytes. name is used in error messages.
 func DecodeManifest(data []byte, name string) (*Manifest, error) {
-	var m Manifest
-	if err := json.Unmarshal(data, &m); err != nil {
+	return decodeManifest(data, name, false)
+}
+
+// decodeManifest is DecodeManifest; owned says that data is never modified
+// afterwards, so the manifest's strings may share its bytes.
+func decodeManifest(data []byte, name string, owned bool) (*Manifest, error) {
+	m, err := decodeManifestJSON(data, owned)
+	if err != nil {
 		return nil, fmt.Errorf("%s is not a valid dbt manifest: %w", name, describeJSONError(data, err))
 	}
 	v := schemaVersion(m.Metadata.SchemaVersion)
@@ -109,7 +115,32 @@ func DecodeManifest(data []byte, name string) (*Manifest, error) {
 	if err := m.index(); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
+	return m, nil
+}
+
+// decodeManifestJSON decodes with the single-pass decoder, and with
+// encoding/json whenever that one declines (see fastdecode.go).
+func decodeManifestJSON(data []byte, owned bool) (*Manifest, error) {
+	if m, ok := fastManifest(data, owned); ok {
+		return m, nil
+	}
+	var m Manifest
+	if err := json.Unmarshal(data, &m); err != nil {
+		return nil, err
+	}
 	return &m, nil
+}
+
+// decodeCatalogJSON is decodeManifestJSON for catalogs.
+func decodeCatalogJSON(data []byte, owned bool) (*Catalog, error) {
+	if c, ok := fastCatalog(data, owned); ok {
+		return c, nil
+	}
+	var c Catalog
+	if err := json.Unmarshal(data, &c); err != nil {
+		return nil, err
+	}
+	return &c, nil
 }
 
 func (m *Manifest) index() error {
@@ -166,8 +197,13 @@ func (n *Node) decodeConfig() error {
 
 // DecodeCatalog parses catalog bytes.
 func DecodeCatalog(data []byte, name string) (*Catalog, error) {
-	var c Catalog
-	if err := json.Unmarshal(data, &c); err != nil {
+	return decodeCatalog(data, name, false)
+}
+
+// decodeCatalog is DecodeCatalog; owned as for decodeManifest.
+func decodeCatalog(data []byte, name string, owned bool) (*Catalog, error) {
+	c, err := decodeCatalogJSON(data, owned)
+	if err != nil {
 		return nil, fmt.Errorf("%s is not a valid dbt catalog: %w", name, describeJSONError(data, err))
 	}
 	if v := schemaVersion(c.Metadata.SchemaVersion); v > 1 {
@@ -183,7 +219,7 @@ func DecodeCatalog(data []byte, name string) (*Catalog, error) {
 			delete(c.Sources, id)
 		}
 	}
-	return &c, nil
+	return c, nil
 }
 
 // DecodeRunResults parses run_results bytes.
@@ -338,7 +374,7 @@ func LoadEnv(ctx context.Context, dir, what, howTo string) (*Env, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading the %s manifest: %w", what, err)
 	}
-	m, err := DecodeManifest(data, mpath)
+	m, err := decodeManifest(data, mpath, true) // data is ours and never written to
 	if err != nil {
 		return nil, err
 	}
@@ -350,7 +386,7 @@ func LoadEnv(ctx context.Context, dir, what, howTo string) (*Env, error) {
 		// catalog.json is optional: a corrupt one is treated as a missing
 		// one (columns come from the YAML), and said, rather than stopping
 		// commands that never need it.
-		if env.Catalog, err = DecodeCatalog(data, filepath.Join(dir, CatalogFile)); err != nil {
+		if env.Catalog, err = decodeCatalog(data, filepath.Join(dir, CatalogFile), true); err != nil {
 			env.Catalog = nil
 			env.CatalogProblem = fmt.Errorf("%w; Ripple ignores it as if it were missing (schema diffs fall back to the YAML columns): regenerate it with `%s`", err, howTo)
 		}

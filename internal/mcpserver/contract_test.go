@@ -81,7 +81,7 @@ func (e *contractEnv) result(t *testing.T, tool string, args map[string]any) map
 // sends it ($defs, lenient objects), as a client would.
 func validateWire(t *testing.T, op *ops.Op, out any) {
 	t.Helper()
-	raw, err := json.Marshal(wireOutputSchema(op.OutputSchema, op.OutputType()))
+	raw, err := json.Marshal(wireOutputSchema(op.OutputSchema(), op.OutputType()))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -55,7 +55,7 @@ func (s *Server) registerResources() {
 		if !ok {
 			return nil, missingOp(req.Params.URI, "get_node")
 		}
-		return s.readOp(ctx, req.Params.URI, "get_node", map[string]any{idField(op.InputSchema.Properties, op.InputSchema.Required): id})
+		return s.readOp(ctx, req.Params.URI, "get_node", map[string]any{idField(op.InputSchema().Properties, op.InputSchema().Required): id})
 	})
 }
 

@@ -251,8 +251,8 @@ func (s *Server) toolFor(op *ops.Op, single bool) *mcp.Tool {
 	return &mcp.Tool{
 		Name:         op.Name,
 		Description:  desc,
-		InputSchema:  wireInputSchema(op.InputSchema),
-		OutputSchema: wireOutputSchema(op.OutputSchema, op.OutputType()),
+		InputSchema:  wireInputSchema(op.InputSchema()),
+		OutputSchema: wireOutputSchema(op.OutputSchema(), op.OutputType()),
 		Annotations:  ann,
 	}
 }

@@ -81,7 +81,7 @@ func TestEveryRegistryOpIsATool(t *testing.T) {
 				t.Errorf("%s: readOnlyHint %v, WritesState %v", name, a.ReadOnlyHint, op.WritesState)
 			}
 			// The peer documents the selector grammar on every select parameter.
-			if sel, hasSelect := op.InputSchema.Properties["select"]; hasSelect && !strings.Contains(sel.Description, "intersection (AND)") {
+			if sel, hasSelect := op.InputSchema().Properties["select"]; hasSelect && !strings.Contains(sel.Description, "intersection (AND)") {
 				t.Errorf("%s: select does not document the grammar", name)
 			}
 		}
@@ -174,7 +174,7 @@ func TestLineageDiffOnRealFixture(t *testing.T) {
 // (the TypeScript client does the same and rejects mismatches).
 func validateOutput(t *testing.T, op *ops.Op, res *mcp.CallToolResult) {
 	t.Helper()
-	resolved, err := op.OutputSchema.Resolve(&jsonschema.ResolveOptions{})
+	resolved, err := op.OutputSchema().Resolve(&jsonschema.ResolveOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -119,7 +119,7 @@ func (r *Registry) CheckParams(typ string, params json.RawMessage) (json.RawMess
 			return nil, &checks.ParamError{Type: typ, Msg: err.Error()}
 		}
 	}
-	for old, p := range op.InputSchema.Properties {
+	for old, p := range op.InputSchema().Properties {
 		canonical := aliasTarget(p)
 		if v, ok := obj[old]; ok && canonical != "" {
 			// Decode refused a conflicting pair, so the canonical value, if

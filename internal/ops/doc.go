@@ -33,9 +33,9 @@ func (r *Registry) MarkdownReference() string {
 		}
 		fmt.Fprintf(&b, "\n\n%s\n\n", op.Description)
 		b.WriteString("**Parameters**\n\n")
-		writeProps(&b, op.InputSchema, true)
+		writeProps(&b, op.InputSchema(), true)
 		b.WriteString("\n**Result fields**\n\n")
-		writeResultFields(&b, op.OutputSchema)
+		writeResultFields(&b, op.OutputSchema())
 	}
 	return b.String()
 }
@@ -128,12 +128,12 @@ func propertyNames(s *jsonschema.Schema) []string {
 // (nested ones included) that have no description.
 func UndocumentedFields(op *Op) []string {
 	var out []string
-	for _, n := range propertyNames(op.InputSchema) {
-		if p := op.InputSchema.Properties[n]; p != nil && strings.TrimSpace(p.Description) == "" {
+	for _, n := range propertyNames(op.InputSchema()) {
+		if p := op.InputSchema().Properties[n]; p != nil && strings.TrimSpace(p.Description) == "" {
 			out = append(out, "input "+n)
 		}
 	}
-	for _, r := range resultFields(op.OutputSchema, "", 0) {
+	for _, r := range resultFields(op.OutputSchema(), "", 0) {
 		if strings.TrimSpace(r.schema.Description) == "" {
 			out = append(out, "result "+r.path)
 		}

@@ -23,10 +23,10 @@ func TestEveryOperationIsDescribed(t *testing.T) {
 		if op.Title == "" || len(op.Description) < 40 {
 			t.Errorf("%s needs a title and a real description", op.Name)
 		}
-		if op.OutputSchema == nil || op.OutputSchema.Type != "object" {
+		if op.OutputSchema() == nil || op.OutputSchema().Type != "object" {
 			t.Errorf("%s must return an object", op.Name)
 		}
-		if p, ok := op.InputSchema.Properties["select"]; ok && p != nil {
+		if p, ok := op.InputSchema().Properties["select"]; ok && p != nil {
 			if !strings.Contains(p.Description, "intersection (AND)") {
 				t.Errorf("%s: its select parameter does not document the grammar: %q", op.Name, p.Description)
 			}

@@ -368,7 +368,7 @@ func runNextAction(t *testing.T, s *Session, na *impact.NextAction) string {
 	// sql_template lands (the contract branch), the tools take sql. This
 	// shim does nothing once query_diff's schema has sql_template; delete
 	// it then.
-	if _, ok := op.InputSchema.Properties["sql_template"]; !ok {
+	if _, ok := op.InputSchema().Properties["sql_template"]; !ok {
 		if q, ok := args["sql_template"]; ok {
 			delete(args, "sql_template")
 			args["sql"] = q

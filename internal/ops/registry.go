@@ -15,6 +15,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
@@ -58,15 +59,69 @@ type Spec struct {
 // surfaces can iterate over all of them.
 type Op struct {
 	Spec
-	InputSchema  *jsonschema.Schema
-	OutputSchema *jsonschema.Schema
-	inputType    reflect.Type
-	outputType   reflect.Type
-	resolved     *jsonschema.Resolved // the schema Decode validates against
-	resolvedOut  *jsonschema.Resolved
+	inputType  reflect.Type
+	outputType reflect.Type
+	run        func(ctx context.Context, s *Session, in any) (any, error)
+	// The schemas are built on first use, not at registration: reflecting
+	// and resolving ~60 pairs of schemas costs more than a whole
+	// `ripple --version`, and a CLI command needs only its own.
+	schemaOnce sync.Once
+	build      func() schemas
+	schemas    schemas
+}
+
+// schemas are an operation's JSON Schemas, derived from its Go types.
+type schemas struct {
+	in, out     *jsonschema.Schema
+	resolved    *jsonschema.Resolved // the schema Decode validates against
+	resolvedOut *jsonschema.Resolved
 	// requiredAliases maps a required parameter to its deprecated aliases.
 	requiredAliases map[string][]string
-	run             func(ctx context.Context, s *Session, in any) (any, error)
+}
+
+// sch builds the schemas once.
+func (o *Op) sch() *schemas {
+	o.schemaOnce.Do(func() { o.schemas = o.build() })
+	return &o.schemas
+}
+
+// InputSchema is the JSON Schema of the operation's input, as published.
+func (o *Op) InputSchema() *jsonschema.Schema { return o.sch().in }
+
+// OutputSchema is the JSON Schema of the operation's result.
+func (o *Op) OutputSchema() *jsonschema.Schema { return o.sch().out }
+
+// RequiredParams lists the input's required parameters (those of
+// InputSchema().Required) from the struct tags alone, so that the CLI can
+// mark its flags without building every operation's schema: a field is
+// required unless its json tag says omitempty or omitzero, as jsonschema.For
+// decides.
+func (o *Op) RequiredParams() []string {
+	var req []string
+	if o.inputType.Kind() != reflect.Struct {
+		return nil
+	}
+	for _, f := range reflect.VisibleFields(o.inputType) {
+		if !f.IsExported() || (f.Anonymous && f.Tag.Get("json") == "" && f.Type.Kind() == reflect.Struct) {
+			continue
+		}
+		tag, ok := f.Tag.Lookup("json")
+		name, opts, _ := strings.Cut(tag, ",")
+		if ok && tag == "-" {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		omit := false
+		for _, opt := range strings.Split(opts, ",") {
+			omit = omit || opt == "omitempty" || opt == "omitzero"
+		}
+		if !omit && !slices.Contains(req, name) {
+			req = append(req, name)
+		}
+	}
+	return req
 }
 
 // Normalizer is implemented by inputs that accept deprecated parameter
@@ -146,23 +201,8 @@ func Add[In, Out any](r *Registry, spec Spec, run func(ctx context.Context, s *S
 	if _, dup := r.byName[spec.Name]; dup {
 		panic("ops: duplicate operation " + spec.Name) // programming error at start-up
 	}
-	opts := schemaOptions()
-	in, err := jsonschema.For[In](opts)
-	if err != nil {
-		panic(fmt.Sprintf("ops: input schema of %s: %v", spec.Name, err))
-	}
-	// Unknown arguments are rejected: a misspelt parameter must not be
-	// silently ignored by an agent.
-	in.AdditionalProperties = &jsonschema.Schema{Not: &jsonschema.Schema{}}
-	annotateInput(in, reflect.TypeFor[In]())
-	nonNullLists(in)
-	out, err := jsonschema.For[Out](opts)
-	if err != nil {
-		panic(fmt.Sprintf("ops: output schema of %s: %v", spec.Name, err))
-	}
-	nonNullLists(out)
 	op := &Op{
-		Spec: spec, InputSchema: in, OutputSchema: out,
+		Spec:      spec,
 		inputType: reflect.TypeFor[In](), outputType: reflect.TypeFor[*Out](),
 		run: func(ctx context.Context, s *Session, v any) (any, error) {
 			res, err := run(ctx, s, v.(*In))
@@ -171,7 +211,32 @@ func Add[In, Out any](r *Registry, spec Spec, run func(ctx context.Context, s *S
 			}
 			return res, err
 		},
+		build: func() schemas { return buildSchemas[In, Out](spec.Name) },
 	}
+	r.ops = append(r.ops, op)
+	r.byName[spec.Name] = op
+}
+
+// buildSchemas derives an operation's schemas from its input and result
+// types. An error is a programming error (a type the reflection cannot
+// express), which every operation's schema test catches.
+func buildSchemas[In, Out any](name string) schemas {
+	opts := schemaOptions()
+	in, err := jsonschema.For[In](opts)
+	if err != nil {
+		panic(fmt.Sprintf("ops: input schema of %s: %v", name, err))
+	}
+	// Unknown arguments are rejected: a misspelt parameter must not be
+	// silently ignored by an agent.
+	in.AdditionalProperties = &jsonschema.Schema{Not: &jsonschema.Schema{}}
+	annotateInput(in, reflect.TypeFor[In]())
+	nonNullLists(in)
+	out, err := jsonschema.For[Out](opts)
+	if err != nil {
+		panic(fmt.Sprintf("ops: output schema of %s: %v", name, err))
+	}
+	nonNullLists(out)
+	sc := schemas{in: in, out: out}
 	// A required parameter with a deprecated alias is satisfied by either
 	// name: the published schema keeps the canonical name required, the
 	// schema Decode validates against does not, and Decode checks that one
@@ -187,19 +252,18 @@ func Add[In, Out any](r *Registry, spec Spec, run func(ctx context.Context, s *S
 		}
 		// DeleteFunc works in place: clone, as CloneSchemas shares slices.
 		validation.Required = slices.DeleteFunc(slices.Clone(validation.Required), func(n string) bool { return n == canonical })
-		if op.requiredAliases == nil {
-			op.requiredAliases = map[string][]string{}
+		if sc.requiredAliases == nil {
+			sc.requiredAliases = map[string][]string{}
 		}
-		op.requiredAliases[canonical] = append(op.requiredAliases[canonical], old)
+		sc.requiredAliases[canonical] = append(sc.requiredAliases[canonical], old)
 	}
-	if op.resolved, err = validation.Resolve(nil); err != nil {
-		panic(fmt.Sprintf("ops: resolving input schema of %s: %v", spec.Name, err))
+	if sc.resolved, err = validation.Resolve(nil); err != nil {
+		panic(fmt.Sprintf("ops: resolving input schema of %s: %v", name, err))
 	}
-	if op.resolvedOut, err = out.Resolve(nil); err != nil {
-		panic(fmt.Sprintf("ops: resolving output schema of %s: %v", spec.Name, err))
+	if sc.resolvedOut, err = out.Resolve(nil); err != nil {
+		panic(fmt.Sprintf("ops: resolving output schema of %s: %v", name, err))
 	}
-	r.ops = append(r.ops, op)
-	r.byName[spec.Name] = op
+	return sc
 }
 
 // nonNullLists makes every list of a schema non-nullable: results never
@@ -331,7 +395,7 @@ func (o *Op) Decode(raw json.RawMessage) (any, error) {
 	if err := o.checkNames(obj); err != nil {
 		return nil, &InputError{err}
 	}
-	if err := o.resolved.Validate(generic); err != nil {
+	if err := o.sch().resolved.Validate(generic); err != nil {
 		return nil, &InputError{o.locate(obj, err)}
 	}
 	v := reflect.New(o.inputType).Interface()
@@ -349,8 +413,9 @@ func (o *Op) Decode(raw json.RawMessage) (any, error) {
 // checkNames rejects unknown parameters (with the closest known names)
 // and a missing required parameter that has a deprecated alias.
 func (o *Op) checkNames(obj map[string]any) error {
+	sc := o.sch()
 	var known []string // suggestions: the current names only
-	for n, p := range o.InputSchema.Properties {
+	for n, p := range sc.in.Properties {
 		if !p.Deprecated {
 			known = append(known, n)
 		}
@@ -362,12 +427,12 @@ func (o *Op) checkNames(obj map[string]any) error {
 	}
 	sort.Strings(given)
 	for _, n := range given {
-		if _, ok := o.InputSchema.Properties[n]; !ok {
+		if _, ok := sc.in.Properties[n]; !ok {
 			err := fmt.Errorf("unknown parameter %q of %s%s", n, o.Name, dbt.SuggestSuffix(n, known))
 			return &paramError{n, "is not a parameter of " + o.Name + dbt.SuggestSuffix(n, known), err}
 		}
 	}
-	for canonical, olds := range o.requiredAliases {
+	for canonical, olds := range sc.requiredAliases {
 		if _, ok := obj[canonical]; ok {
 			continue
 		}
@@ -381,9 +446,10 @@ func (o *Op) checkNames(obj map[string]any) error {
 // locate names the parameter a schema violation is about: the first
 // given parameter that fails its own schema, or a missing required one.
 func (o *Op) locate(obj map[string]any, err error) error {
-	for _, n := range o.InputSchema.Required {
+	sc := o.sch()
+	for _, n := range sc.in.Required {
 		if _, ok := obj[n]; !ok {
-			if _, aliased := o.requiredAliases[n]; !aliased {
+			if _, aliased := sc.requiredAliases[n]; !aliased {
 				return &paramError{n, "is required", err}
 			}
 		}
@@ -394,7 +460,7 @@ func (o *Op) locate(obj map[string]any, err error) error {
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		r, rerr := o.InputSchema.Properties[n].Resolve(nil)
+		r, rerr := sc.in.Properties[n].Resolve(nil)
 		if rerr == nil {
 			if verr := r.Validate(obj[n]); verr != nil {
 				return &paramError{n, "is invalid: " + strings.TrimPrefix(verr.Error(), "validating root: "), err}
@@ -411,7 +477,7 @@ func (o *Op) ValidateOutput(raw json.RawMessage) error {
 	if err := json.Unmarshal(raw, &v); err != nil {
 		return fmt.Errorf("%s result is not valid JSON: %w", o.Name, err)
 	}
-	if err := o.resolvedOut.Validate(v); err != nil {
+	if err := o.sch().resolvedOut.Validate(v); err != nil {
 		return fmt.Errorf("%s result does not match its schema: %w", o.Name, err)
 	}
 	return nil

@@ -21,6 +21,13 @@ type Options struct {
 	Columns int     // columns per model (default 20)
 	Seed    uint64  // PRNG seed
 	Changed float64 // share of models whose SQL changes in current (default 0.01)
+	// LongNames gives models and sources realistic names of 30–40
+	// characters (fct_customer_order_revenue_daily_00042) instead of m_00042.
+	LongNames bool
+	// ChangedTail, when set, draws the changed models from the last share
+	// of models only (the marts), so that a PR impacts a realistic few
+	// hundred models rather than everything downstream of a staging model.
+	ChangedTail float64
 }
 
 // Project is a generated base/current pair.
@@ -69,13 +76,21 @@ func Generate(o Options) *Project {
 	}
 	sources := make([]model, nSources)
 	for i := range sources {
-		s := model{id: fmt.Sprintf("source.%s.raw.src_%d", pkg, i), name: fmt.Sprintf("src_%d", i)}
+		name := fmt.Sprintf("src_%d", i)
+		if o.LongNames {
+			name = longName(r, "src", i)
+		}
+		s := model{id: fmt.Sprintf("source.%s.raw.%s", pkg, name), name: name}
 		s.cols = columnNames(r, "src", o.Columns)
 		sources[i] = s
 	}
 	models := make([]model, o.Models)
 	for i := range models {
-		m := model{id: fmt.Sprintf("model.%s.m_%05d", pkg, i), name: fmt.Sprintf("m_%05d", i)}
+		name := fmt.Sprintf("m_%05d", i)
+		if o.LongNames {
+			name = longName(r, layerPrefix(i, o.Models), i)
+		}
+		m := model{id: fmt.Sprintf("model.%s.%s", pkg, name), name: name}
 		switch {
 		case i < o.Models/4: // staging: one source each
 			m.parents = []string{sources[i%nSources].id}
@@ -104,8 +119,9 @@ func Generate(o Options) *Project {
 		colsOf[m.id], nameOf[m.id] = m.cols, m.name
 	}
 	changed := map[string]bool{}
-	for _, m := range models {
-		if r.Float64() < o.Changed {
+	tail := len(models) - int(o.ChangedTail*float64(len(models)))
+	for i, m := range models {
+		if r.Float64() < o.Changed && (o.ChangedTail == 0 || i >= tail) {
 			changed[m.id] = true
 			p.ChangedIDs = append(p.ChangedIDs, m.id)
 		}
@@ -188,6 +204,32 @@ func Generate(o Options) *Project {
 	p.BaseManifest, p.BaseCatalog = build("base", false)
 	p.CurrentManifest, p.CurrentCatalog = build("current", true)
 	return p
+}
+
+// layerPrefix is dbt's naming convention for the layer model i is in.
+func layerPrefix(i, n int) string {
+	switch {
+	case i < n/4:
+		return "stg"
+	case i < n*3/4:
+		return "int"
+	}
+	return "fct"
+}
+
+// longName is a realistic 30–40 character relation name, unique by i.
+func longName(r *rand.Rand, prefix string, i int) string {
+	words := []string{"customer", "order", "revenue", "payment", "invoice", "subscription", "session", "product",
+		"inventory", "shipment", "account", "marketing", "campaign", "daily", "weekly", "summary", "events", "ledger"}
+	name := prefix
+	for len(name) < 24 {
+		name += "_" + words[r.IntN(len(words))]
+	}
+	name = fmt.Sprintf("%s_%05d", name, i)
+	if len(name) > 40 {
+		name = name[:34] + name[len(name)-6:]
+	}
+	return name
 }
 
 // materialization makes staging models (one source parent) views and
