@@ -74,6 +74,10 @@ type Lexer struct {
 	VariantPath bool `json:"variant_path,omitempty"`
 	// DoubleQuotedStrings: "..." may be a string literal.
 	DoubleQuotedStrings bool `json:"double_quoted_strings,omitempty"`
+	// AngleTypeParams: ARRAY<INT>, STRUCT<...>, MAP<...> spell type
+	// parameters in angle brackets (BigQuery, Spark/Databricks). Elsewhere
+	// '<' after a cast is always less-than: d::date < '2022-07-20'.
+	AngleTypeParams bool `json:"angle_type_params,omitempty"`
 }
 
 // Types names the types generated SQL casts to and maps the warehouse's

@@ -46,12 +46,15 @@ type Dialect struct {
 	// elsewhere "..." is still read as an identifier because dbt-generated SQL
 	// for these warehouses uses backticks for identifiers.
 	DoubleQuotedStrings bool
+	// AngleTypeParams: '<' after ARRAY, STRUCT, MAP or RANGE in a type
+	// opens its parameters (BigQuery, Spark/Databricks).
+	AngleTypeParams bool
 }
 
 // generic accepts everything the warehouses accept; it is the parser's own
 // fallback, not a warehouse, so it has no record.
 func generic(name string) Dialect {
-	return Dialect{Name: name, Backtick: true, DollarQuote: true}
+	return Dialect{Name: name, Backtick: true, DollarQuote: true, AngleTypeParams: true}
 }
 
 // fromRecord takes the parser's flags from a warehouse record.
@@ -65,6 +68,7 @@ func fromRecord(r dialect.Record) Dialect {
 		DollarQuote:         r.Lexer.DollarQuote,
 		VariantPath:         r.Lexer.VariantPath,
 		DoubleQuotedStrings: r.Lexer.DoubleQuotedStrings,
+		AngleTypeParams:     r.Lexer.AngleTypeParams,
 	}
 }
 

@@ -1167,16 +1167,45 @@ func (p *parser) skipParens() {
 func (p *parser) parseParenTable(lateral bool) TableExpr {
 	save := p.i
 	p.expectOp("(")
+	var queryErr *Error
 	if p.startsQuery() || p.isOp("(") {
-		if q, ok := p.tryParse(func() any { q := p.parseQuery(); p.expectOp(")"); return q }); ok {
+		q, err := p.tryParse(func() any { q := p.parseQuery(); p.expectOp(")"); return q })
+		if err == nil {
 			dt := &DerivedTable{Query: q.(*Query), Lateral: lateral}
 			p.parseTableAlias(&dt.Alias, &dt.ColAliases)
 			return dt
 		}
+		if p.isKwID(kwSELECT) || p.isKwID(kwWITH) {
+			// A query it is (no table starts with these): its own
+			// error is the user's, not "expected a table" at its start.
+			panic(err)
+		}
+		queryErr = err
 		p.i = save + 1
+	}
+	if queryErr != nil {
+		// (( ... : a nested query or a parenthesised join tree; when
+		// neither reads, report the attempt that got further.
+		if inner, err := p.tryParse(func() any { j := p.parseJoinTree(); p.expectOp(")"); return j }); err != nil {
+			if posAfter(queryErr.Pos, err.Pos) {
+				panic(queryErr)
+			}
+			panic(err)
+		} else {
+			return p.finishParenTable(inner.(TableExpr))
+		}
 	}
 	inner := p.parseJoinTree()
 	p.expectOp(")")
+	return p.finishParenTable(inner)
+}
+
+// posAfter reports whether a comes after b in the text.
+func posAfter(a, b Pos) bool {
+	return a.Line > b.Line || a.Line == b.Line && a.Col > b.Col
+}
+
+func (p *parser) finishParenTable(inner TableExpr) TableExpr {
 	pt := &ParenTable{Inner: inner}
 	var cols []string
 	p.parseTableAlias(&pt.Alias, &cols)
@@ -1185,12 +1214,13 @@ func (p *parser) parseParenTable(lateral bool) TableExpr {
 
 // tryParse runs f and rewinds on a syntax error, for the few places where
 // SQL needs unbounded lookahead (a '(' may open a query or a join tree).
-func (p *parser) tryParse(f func() any) (v any, ok bool) {
+func (p *parser) tryParse(f func() any) (v any, fail *Error) {
 	save, depth := p.i, p.depth
 	nItems, nArgs, nCTEs, nWhens := len(p.itemStack), len(p.argStack), len(p.cteStack), len(p.whenStack)
 	defer func() {
 		if r := recover(); r != nil {
-			if _, isErr := r.(*Error); !isErr {
+			e, isErr := r.(*Error)
+			if !isErr {
 				panic(r)
 			}
 			p.i, p.depth = save, depth
@@ -1200,10 +1230,10 @@ func (p *parser) tryParse(f func() any) (v any, ok bool) {
 			clear(p.cteStack[nCTEs:])
 			clear(p.whenStack[nWhens:])
 			p.itemStack, p.argStack, p.cteStack, p.whenStack = p.itemStack[:nItems], p.argStack[:nArgs], p.cteStack[:nCTEs], p.whenStack[:nWhens]
-			v, ok = nil, false
+			v, fail = nil, e
 		}
 	}()
-	return f(), true
+	return f(), nil
 }
 
 func (p *parser) parsePivot(src TableExpr) TableExpr {
@@ -1717,10 +1747,10 @@ func (p *parser) parsePostfix(e Expr) Expr {
 
 // typeGoesOn reports whether the next token extends the type name just
 // read, in one of the ways parseType handles.
-func (p *parser) typeGoesOn() bool {
+func (p *parser) typeGoesOn(name string) bool {
 	switch u := p.peek(); u.Kind {
 	case Op:
-		return u.Text == "(" || u.Text == "<" || u.Text == "["
+		return u.Text == "(" || u.Text == "[" || u.Text == "<" && p.angleParams(name)
 	case Ident:
 		switch u.Upper() {
 		case "PRECISION", "VARYING", "UNSIGNED", "ZONE", "TIME", "LOCAL", "ARRAY":
@@ -1728,6 +1758,20 @@ func (p *parser) typeGoesOn() bool {
 		case "WITH", "WITHOUT":
 			return isKwID(p.peekN(1), kwTIME)
 		}
+	}
+	return false
+}
+
+// angleParams reports whether '<' after the type name opens a type
+// parameter list (ARRAY<INT>, STRUCT<a INT>, MAP<K, V>, RANGE<DATE>). After
+// any other type it is the less-than operator: d::date < '2022-07-20'.
+func (p *parser) angleParams(name string) bool {
+	if !p.d.AngleTypeParams {
+		return false
+	}
+	switch name {
+	case "ARRAY", "STRUCT", "MAP", "RANGE":
+		return true
 	}
 	return false
 }
@@ -1741,7 +1785,7 @@ func (p *parser) parseType() string {
 	}
 	n := p.parseName()
 	name := upperTypeName(n.String())
-	if !p.typeGoesOn() {
+	if !p.typeGoesOn(name) {
 		// A bare type name, the usual case: nothing to append.
 		return name
 	}
@@ -1762,7 +1806,7 @@ func (p *parser) parseType() string {
 		p.skipParens()
 		b.WriteString(joinTokens(p.toks[start:p.i]))
 	}
-	if p.isOp("<") {
+	if p.isOp("<") && p.angleParams(name) {
 		start := p.i
 		depth := 0
 		for {
