@@ -623,14 +623,11 @@ func (p *parser) parseGroupBy(s *Select) {
 	}
 	mark := len(p.argStack)
 	for {
-		if p.acceptKwID(kwGROUPING, kwSETS) {
-			p.argStack = append(p.argStack, p.parsePrimary())
-		} else if p.isClauseStart() {
+		if p.isClauseStart() && len(p.argStack) > mark {
 			s.GroupBy = p.popExprs(mark)
 			return // trailing comma
-		} else {
-			p.argStack = append(p.argStack, p.parseExpr())
 		}
+		p.argStack = append(p.argStack, p.parseGroupingElement())
 		if !p.acceptOp(",") {
 			break
 		}
@@ -639,6 +636,32 @@ func (p *parser) parseGroupBy(s *Select) {
 	if p.acceptKwID(kwWITH, kwROLLUP) || p.acceptKwID(kwWITH, kwCUBE) {
 		return
 	}
+}
+
+// parseGroupingElement reads one GROUP BY element: an expression,
+// ROLLUP(...)/CUBE(...) (function calls to the parser), the empty grouping
+// set (), or GROUPING SETS (...) of those, which is a List of kind
+// "GROUPING SETS" whose empty sets are empty ROW lists.
+func (p *parser) parseGroupingElement() Expr {
+	if p.isOp("(") && p.tok(1).Kind == Op && p.tok(1).Text == ")" {
+		p.i += 2
+		return &List{Kind: "ROW"}
+	}
+	if !p.acceptKwID(kwGROUPING, kwSETS) {
+		return p.parseExpr()
+	}
+	p.enter()
+	p.expectOp("(")
+	l := &List{Kind: "GROUPING SETS"}
+	for {
+		l.Items = append(l.Items, p.parseGroupingElement())
+		if !p.acceptOp(",") {
+			break
+		}
+	}
+	p.expectOp(")")
+	p.leave()
+	return l
 }
 
 func (p *parser) parseSelectList(s *Select) {
