@@ -399,6 +399,9 @@ func (p *parser) parseQueryBody() *Query {
 			p.acceptKwID(kwNOT)
 			p.acceptKwID(kwMATERIALIZED)
 			p.expectOp("(")
+			if p.isOp(")") {
+				p.fail("empty body of CTE %s: expected a query", c.Name)
+			}
 			c.Query = p.parseQuery()
 			p.expectOp(")")
 			p.cteStack = append(p.cteStack, c)
@@ -693,6 +696,9 @@ func (p *parser) parseSelectList(s *Select) {
 		clear(p.itemStack[mark:])
 		p.itemStack = p.itemStack[:mark]
 	}()
+	if p.isOp(",") {
+		p.fail("leading ',' in the select list: expected a column or expression")
+	}
 	for {
 		if p.isClauseStart() && len(p.itemStack) > mark {
 			return // trailing comma
@@ -922,6 +928,9 @@ func (p *parser) parseJoinTree() TableExpr {
 		j.Left = left
 		j.Right = p.parseTablePrimary()
 		if p.acceptKwID(kwON) {
+			if p.emptyCondition() {
+				p.fail("empty ON condition of the join: expected a condition, found %s", describe(p.peek()))
+			}
 			j.On = p.parseExpr()
 		} else if p.acceptKwID(kwUSING) {
 			j.Using = p.parseIdentList()
@@ -930,6 +939,21 @@ func (p *parser) parseJoinTree() TableExpr {
 		*jp = j
 		left = jp
 	}
+}
+
+// emptyCondition reports whether no expression starts at the next token:
+// the end of the input or of a parenthesis, a ',' or a clause keyword.
+func (p *parser) emptyCondition() bool {
+	t := p.tok(0)
+	switch t.Kind {
+	case EOF:
+		return true
+	case Op:
+		return t.Text == "," || t.Text == ")" || t.Text == ";"
+	case Ident:
+		return reservedKw[t.kw] && t.kw != kwNOT && t.kw != kwCASE && !(p.tok(1).Kind == Op && p.tok(1).Text == "(")
+	}
+	return false
 }
 
 // parseLateralView reads Hive/Spark LATERAL VIEW [OUTER] f(args) t AS c1, c2.
@@ -2167,12 +2191,24 @@ func (p *parser) parseFuncCall(n Name) *Func {
 		p.i++
 		f.Star = true
 	}
+	// afterComma: a ',' was read, so an argument must follow; f(a,) and
+	// coalesce(, '') are syntax errors in every engine.
+	afterComma := false
 	for !p.isOp(")") {
 		t := p.tok(0)
 		switch {
 		case t.Kind == Op && t.Text == ",":
+			if afterComma || len(p.argStack) == mark && len(f.Seps) == 0 {
+				p.fail("empty argument of %s: expected an expression before ','", n.String())
+			}
 			p.i++
+			afterComma = true
 			continue
+		case isKwID(*t, kwORDER) && isKwID(p.peekN(1), kwBY) && afterComma:
+			p.fail("empty argument of %s: expected an expression after ','", n.String())
+		}
+		afterComma = false
+		switch {
 		case isKwID(*t, kwORDER) && isKwID(p.peekN(1), kwBY):
 			p.i += 2
 			f.OrderBy = p.parseOrderItems()
@@ -2220,6 +2256,9 @@ func (p *parser) parseFuncCall(n Name) *Func {
 		if !p.isOp(",") && !p.isOp(")") && !(p.tok(0).Kind == Ident && (argSeps[p.tok(0).Upper()] || p.tok(0).Upper() == "ORDER" || p.tok(0).Upper() == "IGNORE" || p.tok(0).Upper() == "RESPECT" || p.tok(0).Upper() == "LIMIT" || p.tok(0).Upper() == "SEPARATOR")) {
 			p.fail("expected ',' or ')' in the arguments of %s, found %s", n.String(), describe(p.peek()))
 		}
+	}
+	if afterComma {
+		p.fail("empty argument of %s: expected an expression after ','", n.String())
 	}
 	p.expectOp(")")
 	if k := len(p.argStack) - mark; k > 0 {
