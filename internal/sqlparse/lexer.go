@@ -5,6 +5,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/ripple-data/ripple/internal/dialect"
 )
 
 // TokenKind classifies a token.
@@ -418,7 +420,22 @@ var keywordTable = func() (t [kwTableMask + 1]uint16) {
 
 // keywordNames is every word the parser tests with Token.Upper (index 0 is
 // ""); TestKeywordsCoverParser keeps it in sync with parser.go.
-var keywordNames = append([]string{""}, strings.Fields(keywordList)...)
+// The warehouse records' reserved words are keywords too, so that a
+// dialect's reserved set is indexed like the parser's own words.
+var keywordNames = func() []string {
+	out := append([]string{""}, strings.Fields(keywordList)...)
+	have := map[string]bool{}
+	for _, w := range out {
+		have[w] = true
+	}
+	for _, w := range dialect.ReservedWords() {
+		if !have[w] {
+			have[w] = true
+			out = append(out, w)
+		}
+	}
+	return out
+}()
 
 var keywords = func() map[string]uint16 {
 	m := make(map[string]uint16, len(keywordNames))

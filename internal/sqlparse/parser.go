@@ -386,7 +386,8 @@ func (p *parser) parseQueryBody() *Query {
 	q.Pos = p.tok(0).Pos
 	if p.acceptKwID(kwWITH) {
 		q.With = p.withs.Alloc(nodeBlock)
-		q.With.Recursive = p.acceptKwID(kwRECURSIVE)
+		// RECURSIVE, unless it is the CTE's name: with recursive as (...).
+		q.With.Recursive = p.isKwID(kwRECURSIVE) && !isKwID(p.peekN(1), kwAS) && !(p.tok(1).Kind == Op && p.tok(1).Text == "(") && p.acceptKwID(kwRECURSIVE)
 		mark := len(p.cteStack)
 		for {
 			c := p.ctes.Alloc(nodeBlock)
@@ -675,8 +676,8 @@ func (p *parser) parseSelectList(s *Select) {
 			s.DistinctOn = p.parseExprList()
 			p.expectOp(")")
 		}
-	} else {
-		p.acceptKwID(kwALL)
+	} else if p.isKwID(kwALL) && !p.nameFollows() {
+		p.i++
 	}
 	if p.isKwID(kwAS) && p.tok(1).Kind == Ident {
 		if as := selectAsKinds[strings.ToUpper(p.tok(1).Text)]; as != "" {
@@ -700,7 +701,7 @@ func (p *parser) parseSelectList(s *Select) {
 		p.fail("leading ',' in the select list: expected a column or expression")
 	}
 	for {
-		if p.isClauseStart() && len(p.itemStack) > mark {
+		if p.isClauseStart() && len(p.itemStack) > mark && !p.columnNamedLikeClause() {
 			return // trailing comma
 		}
 		p.itemStack = append(p.itemStack, p.parseSelectItem())
@@ -758,7 +759,7 @@ func (p *parser) parseAlias(alias *string, quoted *bool) bool {
 		*alias, *quoted = p.parseIdent()
 		return true
 	}
-	if t.Kind == QuotedIdent || t.Kind == Ident && !reservedKw[t.kw] {
+	if t.Kind == QuotedIdent || t.Kind == Ident && !p.aliasStop(t) {
 		p.i++
 		*alias, *quoted = p.identText(*t), t.Kind == QuotedIdent
 		return true
@@ -963,7 +964,7 @@ func (p *parser) parseLateralView() TableExpr {
 	p.acceptKwID(kwOUTER)
 	n := p.parseName()
 	tf := &TableFunc{Func: p.parseFuncCall(n), Lateral: true}
-	if t := p.peek(); isIdentTok(t) && !isKwID(t, kwAS) && !reservedKw[t.kw] {
+	if t := p.peek(); isIdentTok(t) && !isKwID(t, kwAS) && !p.aliasStop(&t) {
 		tf.Alias, _ = p.parseIdent()
 	}
 	if p.acceptKwID(kwAS) {
@@ -976,6 +977,48 @@ func (p *parser) parseLateralView() TableExpr {
 		}
 	}
 	return tf
+}
+
+// nameFollows reports whether the keyword at the cursor is a name rather
+// than a quantifier: what follows it ends an expression or qualifies it
+// (select all from t, select all.a from t as all, in Trino and Spark).
+func (p *parser) nameFollows() bool {
+	n := p.tok(1)
+	if n.Kind == Op {
+		return n.Text == "." || n.Text == "," || n.Text == ")" || n.Text == ";"
+	}
+	return n.Kind == EOF || n.Kind == Ident && isKwID(*n, kwFROM)
+}
+
+// columnNamedLikeClause reports whether the clause word at the cursor is
+// a column the dialect lets it name rather than a clause after a trailing
+// comma: select id, limit from t (LIMIT, FETCH, QUALIFY, WINDOW, MINUS are
+// not reserved everywhere).
+func (p *parser) columnNamedLikeClause() bool {
+	t := p.tok(0)
+	if t.Kind != Ident || p.notAName(t) {
+		return false
+	}
+	n := p.tok(1)
+	if n.Kind == Op {
+		return n.Text == "." || n.Text == "," || n.Text == ")" || n.Text == ";"
+	}
+	return n.Kind == EOF || n.Kind == Ident && (isKwID(*n, kwFROM) || isKwID(*n, kwAS))
+}
+
+// notAName reports whether the keyword t cannot be a column, table or
+// qualifier: a clause word the dialect reserves. (Other reserved words,
+// CURRENT_DATE or USER, are values where a name may stand, and a clause
+// word the dialect does not reserve, DuckDB's SAMPLE, is a name there.)
+func (p *parser) notAName(t *Token) bool {
+	return reservedKw[t.kw] && p.d.reservedKw()[t.kw]
+}
+
+// aliasStop reports whether the keyword t cannot be an alias without AS:
+// a clause word (in any dialect: the grammar is their union) or a word the
+// dialect reserves.
+func (p *parser) aliasStop(t *Token) bool {
+	return reservedKw[t.kw] || operatorKw[t.kw] || p.d.reservedKw()[t.kw]
 }
 
 func (p *parser) parseTableName() *TableRef {
@@ -1057,7 +1100,7 @@ func (p *parser) parseNameOpt(hyphens bool) Name {
 func (p *parser) parseTableAlias(alias *string, cols *[]string) {
 	var q bool
 	t := p.tok(0)
-	if isKwID(*t, kwAS) || t.Kind == QuotedIdent || t.Kind == Ident && !reservedKw[t.kw] && !isTableModifier(t.Upper()) {
+	if isKwID(*t, kwAS) || t.Kind == QuotedIdent || t.Kind == Ident && !p.aliasStop(t) && !p.isTableModifier(t) {
 		if !p.parseAlias(alias, &q) {
 			return
 		}
@@ -1067,9 +1110,16 @@ func (p *parser) parseTableAlias(alias *string, cols *[]string) {
 	}
 }
 
-func isTableModifier(u string) bool {
-	switch u {
-	case "AT", "BEFORE", "CHANGES", "TABLESAMPLE", "SAMPLE", "FINAL", "WITH", "MATCH_RECOGNIZE", "OFFSET", "USE", "FORCE", "IGNORE":
+// isTableModifier reports whether t starts a table modifier rather than
+// an alias: time travel, sampling, hints.
+func (p *parser) isTableModifier(t *Token) bool {
+	next := p.tok(1)
+	switch t.Upper() {
+	case "AT", "BEFORE", "CHANGES":
+		return next.Kind == Op && next.Text == "("
+	case "USE", "FORCE", "IGNORE":
+		return next.Kind == Ident && (strings.EqualFold(next.Text, "index") || strings.EqualFold(next.Text, "key"))
+	case "TABLESAMPLE", "SAMPLE", "WITH", "MATCH_RECOGNIZE", "OFFSET":
 		return true
 	}
 	return false
@@ -1085,13 +1135,14 @@ func (p *parser) parseTablePrimary() TableExpr {
 }
 
 func (p *parser) parseTablePrimaryBody() TableExpr {
-	lateral := p.acceptKwID(kwLATERAL)
+	// LATERAL, unless it is a table's name (Trino does not reserve it).
+	lateral := p.isKwID(kwLATERAL) && (p.tok(1).Kind == Op && p.tok(1).Text == "(" || isIdentTok(p.peekN(1)) && !reservedKw[p.tok(1).kw]) && p.acceptKwID(kwLATERAL)
 	var te TableExpr
 	t := p.tok(0)
 	switch {
 	case t.Kind == Op && t.Text == "(":
 		te = p.parseParenTable(lateral)
-	case isKwID(*t, kwVALUES):
+	case isKwID(*t, kwVALUES) && p.tok(1).Kind == Op && p.tok(1).Text == "(":
 		vt := &ValuesTable{Values: p.parseValues()}
 		p.parseTableAlias(&vt.Alias, &vt.ColAliases)
 		te = vt
@@ -1112,7 +1163,7 @@ func (p *parser) parseTablePrimaryBody() TableExpr {
 		tr := &TableRef{Name: Name{Parts: []string{t.Text}, Quoted: 1, Pos: t.Pos}, Pos: t.Pos}
 		p.parseTableAlias(&tr.Alias, &tr.ColAliases)
 		te = tr
-	case t.Kind == Ident && reservedKw[t.kw]:
+	case t.Kind == Ident && p.notAName(t):
 		p.fail("expected a table, found keyword %s", t.Upper())
 	case isIdentTok(*t):
 		n := p.parseNameOpt(p.d.Name == "bigquery" || p.d.Name == "generic")
@@ -1184,8 +1235,6 @@ func (p *parser) skipTableModifiers() {
 			p.acceptKwID(kwAS)
 			p.acceptKwID(kwOF)
 			p.parseExpr()
-		case p.isKwID(kwFINAL):
-			p.i++
 		case p.isKwID(kwWITH) && p.tok(1).Kind == Op && p.tok(1).Text == "(":
 			p.i++
 			p.skipParens()
@@ -2112,7 +2161,8 @@ func (p *parser) parsePrimaryBody() Expr {
 				return &List{Kind: "STRUCT", Items: f.Args}
 			}
 		case "LAMBDA":
-			if isIdentTok(p.peekN(1)) {
+			// lambda x: ..., lambda x, y: ... (and not a column named lambda)
+			if isIdentTok(p.peekN(1)) && p.tok(2).Kind == Op && (p.tok(2).Text == ":" || p.tok(2).Text == ",") {
 				p.i++
 				var params []string
 				for {
@@ -2131,7 +2181,7 @@ func (p *parser) parsePrimaryBody() Expr {
 				return &TypedLiteral{Type: t.Upper(), Value: &Literal{Kind: "string", Value: p.tok(-1).Text}}
 			}
 		}
-		if reservedKw[t.kw] && !(p.tok(1).Kind == Op && p.tok(1).Text == "(") && t.Upper() != "REPLACE" && t.Upper() != "FILTER" && t.Upper() != "LEFT" && t.Upper() != "RIGHT" {
+		if p.notAName(t) && !(p.tok(1).Kind == Op && p.tok(1).Text == "(") && t.Upper() != "REPLACE" && t.Upper() != "FILTER" && t.Upper() != "LEFT" && t.Upper() != "RIGHT" {
 			p.fail("unexpected keyword %s in an expression", t.Upper())
 		}
 	}
