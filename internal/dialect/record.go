@@ -94,6 +94,11 @@ type Names struct {
 	// relation of some kind without listing them in its columns
 	// (Snowflake's METADATA$FILENAME of staged files), upper case.
 	PseudoColumns []string `json:"pseudo_columns,omitempty"`
+	// CastOutput is how the engine names an unaliased CAST(col AS t) or
+	// col::t: "operand" (col: Postgres, Redshift, Spark), "text" (the
+	// expression's text: Snowflake, DuckDB), "anonymous_f" (BigQuery's
+	// f0_, f1_ ...) or "anonymous_col" (Trino's _col<position>).
+	CastOutput string `json:"cast_output,omitempty"`
 }
 
 // Types names the types generated SQL casts to and maps the warehouse's
@@ -322,6 +327,11 @@ func (r *Record) validate() error {
 		if k != normalizeType(k) {
 			return fmt.Errorf("types.kinds key %q must be lower case without parameters", k)
 		}
+	}
+	switch r.Names.CastOutput {
+	case "", "operand", "text", "anonymous_f", "anonymous_col":
+	default:
+		return fmt.Errorf("names.cast_output %q: want operand, text, anonymous_f or anonymous_col", r.Names.CastOutput)
 	}
 	for _, list := range [][]string{r.Names.Reserved, r.Names.PseudoColumns} {
 		for _, w := range list {

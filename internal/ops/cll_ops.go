@@ -11,6 +11,7 @@ import (
 
 	"github.com/ripple-data/ripple/internal/cll"
 	"github.com/ripple-data/ripple/internal/dbt"
+	"github.com/ripple-data/ripple/internal/dialect"
 )
 
 // ProjectLineage returns the column lineage of one build, computed once per
@@ -185,7 +186,7 @@ type ColumnImpactResult struct {
 
 // SQLLineageInput is one query to analyze.
 type SQLLineageInput struct {
-	Dialect string                       `json:"dialect,omitempty" jsonschema:"duckdb, postgres, redshift, snowflake, bigquery, databricks or generic (default generic)"`
+	Dialect string                       `json:"dialect,omitempty" jsonschema:"generic (default), bigquery, databricks, duckdb, postgres, redshift, snowflake, spark or trino (or an adapter alias); any other value is refused"`
 	SQL     string                       `json:"sql" jsonschema:"one SELECT statement"`
 	Schema  map[string]map[string]string `json:"schema,omitempty" jsonschema:"upstream tables: {table: {column: type}}; column order matters for star expansion (the CLI keeps the file's order)"`
 	// order keeps the column order of Schema when the caller knows it.
@@ -295,6 +296,9 @@ func SQLLineage(in SQLLineageInput) (*SQLLineageResult, error) {
 	if dialect == "" {
 		dialect = "generic"
 	}
+	if err := checkSQLDialect(dialect); err != nil {
+		return nil, err
+	}
 	q, err := cll.AnalyzeSQL(dialect, in.SQL, schema)
 	if err != nil {
 		return nil, err
@@ -305,6 +309,25 @@ func SQLLineage(in SQLLineageInput) (*SQLLineageResult, error) {
 		cols[k] = SQLLineageColumn{Deps: c.Deps, Kind: c.Kind}
 	}
 	return &SQLLineageResult{Columns: cols, RowDeps: cr.RowDeps, Opaque: cr.Opaque, OpaqueReason: cr.OpaqueReason, names: cr.Names}, nil
+}
+
+// SQLDialects lists the dialects sql_lineage reads: generic (the union of
+// the warehouses' syntax) and every warehouse record (aliases too).
+func SQLDialects() []string {
+	return append([]string{"generic"}, dialect.Supported()...)
+}
+
+// checkSQLDialect refuses a dialect Ripple has no record of: parsing it as
+// generic SQL would give lineage under the wrong folding and keywords.
+func checkSQLDialect(name string) error {
+	if strings.EqualFold(name, "generic") {
+		return nil
+	}
+	if _, ok := dialect.Lookup(name); ok {
+		return nil
+	}
+	err := fmt.Errorf("unknown dialect %q: Ripple reads %s", name, strings.Join(SQLDialects(), ", "))
+	return &InputError{Err: &paramError{"dialect", "is invalid: " + err.Error(), err}}
 }
 
 // DecodeOrderedSchema reads {table: {column: type}} keeping column order.

@@ -53,6 +53,9 @@ type Dialect struct {
 	// PseudoColumns are the engine's pseudo-columns (upper case): names
 	// that resolve without being listed in any relation's columns.
 	PseudoColumns []string
+	// CastOutput is the engine's name for an unaliased cast (see
+	// dialect.Names.CastOutput); "" keeps the parser's default.
+	CastOutput string
 	// reserved is indexed by keyword index: the words that are never
 	// names in this dialect (its record's reserved words and
 	// coreReserved). Nil means the generic set, reservedKw.
@@ -79,6 +82,7 @@ func fromRecord(r dialect.Record) Dialect {
 		DoubleQuotedStrings: r.Lexer.DoubleQuotedStrings,
 		AngleTypeParams:     r.Lexer.AngleTypeParams,
 		PseudoColumns:       r.Names.PseudoColumns,
+		CastOutput:          r.Names.CastOutput,
 	}
 }
 
