@@ -12,6 +12,7 @@ import (
 	"github.com/ripple-data/ripple/internal/cll"
 	"github.com/ripple-data/ripple/internal/dbt"
 	"github.com/ripple-data/ripple/internal/dialect"
+	"github.com/ripple-data/ripple/internal/selector"
 )
 
 // ProjectLineage returns the column lineage of one build, computed once per
@@ -37,7 +38,7 @@ func (s *Session) ProjectLineage(ctx context.Context, base bool) (*cll.ProjectLi
 
 // GetCLLInput selects the lineage to return.
 type GetCLLInput struct {
-	NodeID         string `json:"node_id,omitempty" jsonschema:"model, seed, snapshot or source (default: every changed node)"`
+	NodeID         string `json:"node_id,omitempty" jsonschema:"model, seed, snapshot or source (default: every changed node of the default package scope, as lineage_diff: the root project, or every package when the root project has none of its own)"`
 	Column         string `json:"column,omitempty" jsonschema:"trace one column of node_id"`
 	ChangeAnalysis bool   `json:"change_analysis,omitempty" jsonschema:"add change_status, change_category, impacted (default false)"`
 }
@@ -516,8 +517,11 @@ func getCLL(ctx context.Context, s *Session, in *GetCLLInput) (*CLLResult, error
 		}
 		anchors = []string{n.UniqueID}
 	} else {
+		// The changed nodes in the package scope every operation defaults
+		// to (selector.DefaultPackages), as lineage_diff shows them.
+		sel := selector.New(cmp.Graph, cmp.State, p.Current.Manifest.Metadata.ProjectName)
 		for id := range cmp.State {
-			if n, ok := cmp.Graph.Node(id); ok && cllNodeTypes[n.ResourceType] {
+			if n, ok := cmp.Graph.Node(id); ok && cllNodeTypes[n.ResourceType] && sel.InScope(n, nil) {
 				if _, inCurrent := p.Current.Manifest.Node(id); inCurrent {
 					anchors = append(anchors, id)
 				}
