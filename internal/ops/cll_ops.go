@@ -38,7 +38,7 @@ func (s *Session) ProjectLineage(ctx context.Context, base bool) (*cll.ProjectLi
 
 // GetCLLInput selects the lineage to return.
 type GetCLLInput struct {
-	NodeID         string `json:"node_id,omitempty" jsonschema:"model, seed, snapshot or source (default: every changed node of the default package scope, as lineage_diff: the root project, or every package when the root project has none of its own)"`
+	NodeID         string `json:"node_id,omitempty" jsonschema:"model, seed, snapshot or source (default: every changed node in the default package scope)"`
 	Column         string `json:"column,omitempty" jsonschema:"trace one column of node_id"`
 	ChangeAnalysis bool   `json:"change_analysis,omitempty" jsonschema:"add change_status, change_category, impacted (default false)"`
 }

@@ -21,7 +21,7 @@ const SelectGrammar = "Grammar: space = union, comma = intersection, name* prefi
 type SelectInput struct {
 	Select   string   `json:"select,omitempty" jsonschema:"dbt selector."`
 	Exclude  string   `json:"exclude,omitempty" jsonschema:"dbt selector to exclude"`
-	Packages []string `json:"packages,omitempty" jsonschema:"packages (default: the root project, or every package when the root project has no model, seed or snapshot of its own; [] = every package)"`
+	Packages []string `json:"packages,omitempty" jsonschema:"packages (default: root project; all if it has no models)"`
 	ViewMode string   `json:"view_mode,omitempty" enum:"all,changed_models" jsonschema:"changed_models: only 1+state:modified+"`
 	// AllowEmpty is allow_empty of every operation that selects nodes.
 	AllowEmpty bool `json:"allow_empty,omitempty" jsonschema:"accept a select/exclude term naming nothing (default: error)"`
