@@ -108,3 +108,21 @@ func equalStrings(a, b []string) bool {
 	}
 	return true
 }
+
+// TestSQLLineageDialects: sql_lineage (as the MCP tool and the CLI call it)
+// refuses a dialect Ripple has no record of, naming them all, and reads
+// every one it lists, aliases too.
+func TestSQLLineageDialects(t *testing.T) {
+	s := NewSession(Config{Paths: dbt.Paths{ProjectDir: t.TempDir()}})
+	_, err := callOpErr[SQLLineageResult](s, "sql_lineage", map[string]any{"dialect": "foo", "sql": "select 1 as a"})
+	want := `Input validation error: unknown dialect "foo": Ripple reads generic, bigquery, databricks, duckdb, postgres, redshift, snowflake, spark, trino`
+	if err == nil || err.Error() != want {
+		t.Errorf("dialect foo: %v, want %s", err, want)
+	}
+	for _, d := range append(SQLDialects(), "pg", "hive", "POSTGRES") {
+		r, err := callOpErr[SQLLineageResult](s, "sql_lineage", map[string]any{"dialect": d, "sql": "select 1 as a"})
+		if err != nil || len(r.Columns) != 1 {
+			t.Errorf("dialect %s: %v", d, err)
+		}
+	}
+}
