@@ -362,6 +362,33 @@ func TestSQLLineage(t *testing.T) {
 	}
 }
 
+// TestSQLLineageRefuses: an unknown dialect is a usage error naming every
+// dialect, and a result whose names were not understood exits 1 (its
+// columns without deps are not lineage), both after issue #26.
+func TestSQLLineageRefuses(t *testing.T) {
+	t.Parallel()
+	r := execRipple(t, "sql-lineage", "--dialect", "foo", "--sql", "select 1 as a")
+	want := `unknown dialect "foo": Ripple reads generic, bigquery, databricks, duckdb, postgres, redshift, snowflake, spark, trino`
+	if r.code != 2 || !strings.Contains(string(r.stderr), want) {
+		t.Errorf("--dialect foo: %s", r)
+	}
+	schema := filepath.Join(t.TempDir(), "schema.json")
+	if err := os.WriteFile(schema, []byte(`{"a": {"id": "int"}, "b": {"id": "int"}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r = execRipple(t, "sql-lineage", "--dialect", "postgres", "--schema", schema, "--json", "--sql", "select zz from a join b on a.id = b.id")
+	if r.code != 1 || !strings.Contains(string(r.stderr), "the lineage is incomplete (unresolved reference: zz)") {
+		t.Errorf("unresolved name: %s", r)
+	}
+	if out := decodeOnly(t, r); get(t, out, "opaque") != true {
+		t.Errorf("the result is still printed, opaque: %s", r.stdout)
+	}
+	r = execRipple(t, "sql-lineage", "--dialect", "postgres", "--schema", schema, "--json", "--sql", "with c as (select cast(id as bigint) from a) select id from c")
+	if r.code != 0 || !reflect.DeepEqual(strs(t, decodeOnly(t, r), "columns", "id", "deps"), []string{"a.id"}) {
+		t.Errorf("cast output name: %s", r)
+	}
+}
+
 func TestCompareObserved(t *testing.T) {
 	t.Parallel()
 	file := filepath.Join(t.TempDir(), "observed.csv")

@@ -56,7 +56,8 @@ func exitCode(err error) int {
 // exitCodesHelp is the exit-code table of `ripple --help`.
 const exitCodesHelp = "Exit codes:\n" +
 	"  0  ok\n" +
-	"  1  error (run: a check failed or found a mismatch; check-base: the base is stale)\n" +
+	"  1  error (run: a check failed or found a mismatch; check-base: the base is stale;\n" +
+	"     sql-lineage: the lineage is opaque; the result is still printed)\n" +
 	"  2  usage: a flag, argument or parameter is wrong, or a model, column, selector or check names\n" +
 	"     nothing or more than one node (run: bad ripple.yml; check-base: no base artifacts)\n" +
 	"  4  impact-analysis, summary, run: warehouse steps failed; the result is still printed\n" +

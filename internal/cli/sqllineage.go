@@ -70,12 +70,22 @@ func newSQLLineageCmd(g *Globals, ios IOStreams, _ *ops.Registry) *cobra.Command
 				return err
 			}
 			if g.JSON {
-				return writeJSON(ios.Out, out)
+				err = writeJSON(ios.Out, out)
+			} else {
+				err = render.Text(ios.Out, "sql_lineage", out, ios.renderOptions())
 			}
-			return render.Text(ios.Out, "sql_lineage", out, ios.renderOptions())
+			if err != nil {
+				return err
+			}
+			if out.Opaque {
+				// Columns without deps are not lineage when a name was not
+				// understood: a script must not take them for it.
+				return &ExitError{Code: exitFailed, Err: fmt.Errorf("the lineage is incomplete (%s); qualify the column, or give its table's columns in --schema", out.OpaqueReason)}
+			}
+			return nil
 		},
 	}
-	cmd.Flags().StringVar(&o.Dialect, "dialect", "generic", "SQL dialect: duckdb, postgres, redshift, snowflake, bigquery, databricks or generic")
+	cmd.Flags().StringVar(&o.Dialect, "dialect", "generic", "SQL dialect: "+strings.Join(ops.SQLDialects(), ", ")+" (or an adapter alias)")
 	cmd.Flags().StringVar(&o.Schema, "schema", "", "JSON file of upstream schemas {table: {column: type}}")
 	cmd.Flags().StringVar(&o.SQL, "sql", "", "the SQL text (as in `ripple query`; default: stdin)")
 	cmd.Flags().StringVar(&o.SQLFile, "sql-file", "", "file with the SQL (- for stdin)")

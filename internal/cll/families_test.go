@@ -15,7 +15,8 @@ import (
 // (testdata/cll-corpus/README.md) with stricter expectations. Deps and row
 // deps must equal the expected sets exactly; outputs, when given, is the
 // exact ordered list of output names; confidence gives the confidence of
-// some deps; opaque whether the result is opaque (default false).
+// some deps; opaque whether the result is opaque (default false); error
+// the exact error of SQL that must be refused.
 type familyCase struct {
 	ID      string          `json:"id"`
 	Dialect string          `json:"dialect"`
@@ -30,6 +31,9 @@ type familyCase struct {
 		Outputs    []string                     `json:"outputs"`
 		Confidence map[string]map[string]string `json:"confidence"`
 		Opaque     bool                         `json:"opaque"`
+		// Error, when given, is the exact error the SQL must be refused
+		// with (a syntax error at its position).
+		Error string `json:"error"`
 	} `json:"expect"`
 }
 
@@ -89,6 +93,12 @@ func checkFamilyCase(t *testing.T, c familyCase) {
 		t.Fatalf("schema: %v", err)
 	}
 	ql, err := AnalyzeSQL(c.Dialect, c.SQL, schema)
+	if c.Expect.Error != "" {
+		if err == nil || err.Error() != c.Expect.Error {
+			t.Fatalf("%s: error %v, want %s", c.SQL, err, c.Expect.Error)
+		}
+		return
+	}
 	if err != nil {
 		t.Fatalf("%s: %v", c.SQL, err)
 	}

@@ -211,6 +211,22 @@ func (a *analyzer) resolveUnqualified(name string, ctx *exprCtx, c *sqlparse.Col
 		r := ctx.sc.sources[0].rel
 		return &lin{deps: []dep{{table: r.name, col: name, conf: Unknown}}, kind: KindPassthrough, orig: name, digest: a.colDigest(r.name, name)}, true
 	}
+	if len(c.Name.Parts) == 1 && !c.Name.IsQuoted(0) && a.d.IsPseudoColumn(name) {
+		// Snowflake's METADATA$FILENAME & co. belong to the staged file,
+		// external table or stream read; no catalog lists them, so with
+		// several relations in scope the engine's owner is the one of
+		// that kind, which only the warehouse knows: take the first
+		// physical relation in FROM order (as for a name no schema
+		// decides), with unknown confidence.
+		for sc := ctx.sc; sc != nil; sc = sc.parent {
+			for _, s := range sc.sources {
+				if s.rel.physical {
+					return &lin{deps: []dep{{table: s.rel.name, col: name, conf: Unknown}}, kind: KindPassthrough, orig: name, digest: a.colDigest(s.rel.name, name)}, true
+				}
+			}
+		}
+		return &lin{kind: KindSource, digest: hashStr(strings.ToUpper(name))}, true
+	}
 	a.unresolved = append(a.unresolved, c.Name.String())
 	return &lin{kind: KindSource, digest: hashStr("unresolved:" + c.Name.String())}, true
 }

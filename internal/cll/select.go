@@ -4,6 +4,7 @@
 package cll
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 
@@ -68,7 +69,7 @@ func (a *analyzer) selectBlock(s *sqlparse.Select, env *cteEnv, outer *scope, or
 		l := a.exprLin(it.Expr, ctx)
 		name := it.Alias
 		if name == "" {
-			name = a.exprName(it.Expr)
+			name = a.unaliasedName(s.Items[:idx], len(sc.items), it.Expr)
 		}
 		l = classify(it.Expr, l, name)
 		sc.items = a.appendRcols(sc.items, rcol{name: name, l: l})
@@ -158,6 +159,60 @@ func classify(e sqlparse.Expr, l *lin, name string) *lin {
 func isBareColumn(e sqlparse.Expr) bool {
 	_, ok := e.(*sqlparse.ColumnRef)
 	return ok
+}
+
+// unaliasedName names an unaliased select item. A cast follows its
+// engine's rule (the record's names.cast_output): Postgres, Redshift and
+// Spark name CAST(col AS t) and col::t after col; Snowflake and DuckDB
+// after the expression's text; BigQuery calls it f<k>_ (k counts the
+// anonymous items before it) and Trino _col<position>. Naming a cast "col"
+// where the engine does not would resolve a downstream "col" the engine
+// refuses.
+func (a *analyzer) unaliasedName(before []*sqlparse.SelectItem, pos int, e sqlparse.Expr) string {
+	c, ok := e.(*sqlparse.Cast)
+	if !ok {
+		return a.exprName(e)
+	}
+	switch a.d.CastOutput {
+	case "operand":
+		if isPath(c.Expr) {
+			return a.exprName(c.Expr)
+		}
+		if inner, ok := c.Expr.(*sqlparse.Cast); ok {
+			return a.unaliasedName(before, pos, inner)
+		}
+	case "text":
+		if a.d.Fold == sqlparse.FoldUpper {
+			return strings.ToUpper(sqlparse.Format(e))
+		}
+		return sqlparse.Format(e)
+	case "anonymous_f":
+		k := 0
+		for _, it := range before {
+			if it.Alias == "" && it.Star == nil && !isPath(it.Expr) {
+				k++
+			}
+		}
+		return fmt.Sprintf("f%d_", k)
+	case "anonymous_col":
+		return fmt.Sprintf("_col%d", pos)
+	}
+	if c.Func == "::" {
+		return a.exprName(c.Expr)
+	}
+	return a.exprName(e)
+}
+
+// isPath reports whether e is a column or a field of one: what engines
+// name an output after.
+func isPath(e sqlparse.Expr) bool {
+	switch x := e.(type) {
+	case *sqlparse.ColumnRef:
+		return true
+	case *sqlparse.Access:
+		return (x.Op == "." || x.Op == ":") && isPath(x.Expr)
+	}
+	return false
 }
 
 func (a *analyzer) exprName(e sqlparse.Expr) string {

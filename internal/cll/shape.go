@@ -83,6 +83,16 @@ func (r *CorpusResult) MarshalJSON() ([]byte, error) {
 		return nil, err
 	}
 	b.Write(rd)
+	if r.Opaque {
+		// An opaque result's columns are not lineage: say so in the JSON
+		// too (the text and the exit code already do).
+		reason, err := json.Marshal(r.OpaqueReason)
+		if err != nil {
+			return nil, err
+		}
+		b.WriteString(`,"opaque":true,"opaque_reason":`)
+		b.Write(reason)
+	}
 	b.WriteByte('}')
 	return b.Bytes(), nil
 }

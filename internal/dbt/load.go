@@ -97,6 +97,19 @@ func DecodeManifest(data []byte, name string) (*Manifest, error) {
 func decodeManifest(data []byte, name string, owned bool) (*Manifest, error) {
 	m, err := decodeManifestJSON(data, owned)
 	if err != nil {
+		// An older schema does not decode into today's shape: say which
+		// schema it is, not that the JSON is broken.
+		var head struct {
+			Metadata struct {
+				SchemaVersion string `json:"dbt_schema_version"`
+				DbtVersion    string `json:"dbt_version"`
+			} `json:"metadata"`
+		}
+		if json.Unmarshal(data, &head) == nil {
+			if v := schemaVersion(head.Metadata.SchemaVersion); v > 0 && v < MinManifestVersion {
+				return nil, tooOld(name, v, head.Metadata.DbtVersion)
+			}
+		}
 		return nil, fmt.Errorf("%s is not a valid dbt manifest: %w", name, describeJSONError(data, err))
 	}
 	v := schemaVersion(m.Metadata.SchemaVersion)
@@ -108,8 +121,7 @@ func decodeManifest(data []byte, name string, owned bool) (*Manifest, error) {
 			name, v, m.Metadata.DbtVersion, ErrUnsupportedVersion, MinManifestVersion, MaxManifestVersion)
 	}
 	if v < MinManifestVersion {
-		return nil, fmt.Errorf("%s uses manifest schema v%d (dbt %s): %w; Ripple reads v%d–v%d, so rebuild with dbt 1.5 or newer",
-			name, v, m.Metadata.DbtVersion, ErrUnsupportedVersion, MinManifestVersion, MaxManifestVersion)
+		return nil, tooOld(name, v, m.Metadata.DbtVersion)
 	}
 	m.SchemaVersion = v
 	if err := m.index(); err != nil {
@@ -129,6 +141,30 @@ func decodeManifestJSON(data []byte, owned bool) (*Manifest, error) {
 		return nil, err
 	}
 	return &m, nil
+}
+
+// tooOld is the error for a manifest schema before v7 (dbt 1.3).
+func tooOld(name string, v int, dbtVersion string) error {
+	return &versionError{name: name, msg: fmt.Sprintf("manifest schema v%d (dbt %s) is not supported: Ripple reads v%d–v%d (dbt 1.3 and later); rebuild the artifacts with dbt 1.3 or newer",
+		v, dbtMinor(dbtVersion), MinManifestVersion, MaxManifestVersion)}
+}
+
+// versionError names the file and wraps ErrUnsupportedVersion.
+type versionError struct{ name, msg string }
+
+func (e *versionError) Error() string { return e.name + ": " + e.msg }
+func (e *versionError) Unwrap() error { return ErrUnsupportedVersion }
+
+// dbtMinor shortens "0.21.1" to "0.21"; "" becomes "unknown".
+func dbtMinor(v string) string {
+	if v == "" {
+		return "unknown"
+	}
+	parts := strings.SplitN(v, ".", 3)
+	if len(parts) >= 2 {
+		return parts[0] + "." + parts[1]
+	}
+	return v
 }
 
 // decodeCatalogJSON is decodeManifestJSON for catalogs.

@@ -3,6 +3,7 @@ package dbt
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -138,9 +139,21 @@ func TestLoadErrors(t *testing.T) {
 		}
 	})
 	t.Run("older than v7 is unsupported", func(t *testing.T) {
-		_, err := DecodeManifest([]byte(`{"metadata":{"dbt_schema_version":"https://schemas.getdbt.com/dbt/manifest/v4.json"}}`), "m.json")
-		if !errors.Is(err, ErrUnsupportedVersion) {
-			t.Fatalf("err = %v", err)
+		const want = "m.json: manifest schema v%d (dbt %s) is not supported: Ripple reads v7–v12 (dbt 1.3 and later); rebuild the artifacts with dbt 1.3 or newer"
+		for _, tt := range []struct {
+			doc, dbt string
+			v        int
+		}{
+			{`{"metadata":{"dbt_schema_version":"https://schemas.getdbt.com/dbt/manifest/v4.json","dbt_version":"1.0.1"}}`, "1.0", 4},
+			// dbt 0.21's v3 does not decode into today's shape (its
+			// fields differ): the version is still what the user hears.
+			{`{"metadata":{"dbt_schema_version":"https://schemas.getdbt.com/dbt/manifest/v3.json","dbt_version":"0.21.0"},"nodes":{"model.a.b":{"config":"x"}},"child_map":[]}`, "0.21", 3},
+			{`{"metadata":{"dbt_schema_version":"https://schemas.getdbt.com/dbt/manifest/v6.json"}}`, "unknown", 6},
+		} {
+			_, err := DecodeManifest([]byte(tt.doc), "m.json")
+			if !errors.Is(err, ErrUnsupportedVersion) || err.Error() != fmt.Sprintf(want, tt.v, tt.dbt) {
+				t.Errorf("v%d: err = %v", tt.v, err)
+			}
 		}
 	})
 	t.Run("not a manifest", func(t *testing.T) {

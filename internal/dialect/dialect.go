@@ -76,6 +76,23 @@ func Supported() []string {
 	return names
 }
 
+// ReservedWords is the union of every record's reserved words, sorted (the
+// SQL front end interns them as keywords).
+func ReservedWords() []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, r := range loadRecords() {
+		for _, w := range r.Names.Reserved {
+			if !seen[w] {
+				seen[w] = true
+				out = append(out, w)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
 // ForAdapter returns the Dialect for a dbt adapter type (profiles.yml
 // "type:") or one of its aliases, case-insensitively.
 func ForAdapter(adapterType string) (Dialect, error) {

@@ -243,3 +243,22 @@ func TestOnlyStandardLibrary(t *testing.T) {
 		}
 	}
 }
+
+// TestEveryRecordReservesWords: each warehouse record carries its engine's
+// reserved words with their source (issue #26), and its cast naming rule.
+func TestEveryRecordReservesWords(t *testing.T) {
+	for _, name := range Supported() {
+		r, _ := Lookup(name)
+		if len(r.Names.Reserved) < 15 || !strings.Contains(r.Names.Doc, "http") {
+			t.Errorf("%s: %d reserved words, doc %q", name, len(r.Names.Reserved), r.Names.Doc)
+		}
+		for _, core := range []string{"FROM", "ON", "JOIN", "UNION"} {
+			if !contains(r.Names.Reserved, core) && name != "databricks" && name != "spark" {
+				t.Errorf("%s does not reserve %s", name, core)
+			}
+		}
+		if r.Names.CastOutput == "" {
+			t.Errorf("%s: no names.cast_output", name)
+		}
+	}
+}

@@ -33,6 +33,9 @@ type Record struct {
 	Lexer       Lexer       `json:"lexer"`
 	Types       Types       `json:"types"`
 	SQL         Spelling    `json:"sql"`
+	// Names says which words the engine keeps from names and which
+	// pseudo-columns it provides (the SQL front end reads them).
+	Names Names `json:"names"`
 	// Notes say why a spelling is what it is (documentation only).
 	Notes  []string `json:"notes,omitempty"`
 	Errors Errors   `json:"errors"`
@@ -74,6 +77,28 @@ type Lexer struct {
 	VariantPath bool `json:"variant_path,omitempty"`
 	// DoubleQuotedStrings: "..." may be a string literal.
 	DoubleQuotedStrings bool `json:"double_quoted_strings,omitempty"`
+	// AngleTypeParams: ARRAY<INT>, STRUCT<...>, MAP<...> spell type
+	// parameters in angle brackets (BigQuery, Spark/Databricks). Elsewhere
+	// '<' after a cast is always less-than: d::date < '2022-07-20'.
+	AngleTypeParams bool `json:"angle_type_params,omitempty"`
+}
+
+// Names holds the engine's word lists, from its own documentation.
+type Names struct {
+	// Doc says where the lists come from.
+	Doc string `json:"doc,omitempty"`
+	// Reserved are the keywords the engine refuses as unquoted names
+	// (upper case). Every other keyword is a name wherever a name fits.
+	Reserved []string `json:"reserved,omitempty"`
+	// PseudoColumns are columns the engine provides on every row of a
+	// relation of some kind without listing them in its columns
+	// (Snowflake's METADATA$FILENAME of staged files), upper case.
+	PseudoColumns []string `json:"pseudo_columns,omitempty"`
+	// CastOutput is how the engine names an unaliased CAST(col AS t) or
+	// col::t: "operand" (col: Postgres, Redshift, Spark), "text" (the
+	// expression's text: Snowflake, DuckDB), "anonymous_f" (BigQuery's
+	// f0_, f1_ ...) or "anonymous_col" (Trino's _col<position>).
+	CastOutput string `json:"cast_output,omitempty"`
 }
 
 // Types names the types generated SQL casts to and maps the warehouse's
@@ -269,6 +294,8 @@ func (r *Record) clone() Record {
 		c.Errors.Codes[k] = v
 	}
 	c.Types.IntegerWhenScaleZero = append([]string(nil), r.Types.IntegerWhenScaleZero...)
+	c.Names.Reserved = append([]string(nil), r.Names.Reserved...)
+	c.Names.PseudoColumns = append([]string(nil), r.Names.PseudoColumns...)
 	return c
 }
 
@@ -299,6 +326,18 @@ func (r *Record) validate() error {
 		}
 		if k != normalizeType(k) {
 			return fmt.Errorf("types.kinds key %q must be lower case without parameters", k)
+		}
+	}
+	switch r.Names.CastOutput {
+	case "", "operand", "text", "anonymous_f", "anonymous_col":
+	default:
+		return fmt.Errorf("names.cast_output %q: want operand, text, anonymous_f or anonymous_col", r.Names.CastOutput)
+	}
+	for _, list := range [][]string{r.Names.Reserved, r.Names.PseudoColumns} {
+		for _, w := range list {
+			if w == "" || w != strings.ToUpper(w) || strings.ContainsAny(w, " \t\n") {
+				return fmt.Errorf("names: %q must be one upper-case word", w)
+			}
 		}
 	}
 	for code, class := range r.Errors.Codes {

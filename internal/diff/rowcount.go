@@ -30,7 +30,7 @@ type RowCountDiffInput struct {
 	NodeIDs    []string `json:"node_ids,omitempty" jsonschema:"unique ids to count"`
 	Select     string   `json:"select,omitempty" jsonschema:"dbt selector, when no node_names/node_ids."`
 	Exclude    string   `json:"exclude,omitempty" jsonschema:"dbt selector to exclude"`
-	Packages   []string `json:"packages,omitempty" jsonschema:"packages (default: the root project)"`
+	Packages   []string `json:"packages,omitempty" jsonschema:"packages (default: root project; all if it has no models)"`
 	ViewMode   string   `json:"view_mode,omitempty" enum:"all,changed_models" jsonschema:"changed_models: only 1+state:modified+"`
 	AllowEmpty bool     `json:"allow_empty,omitempty" jsonschema:"accept a select/exclude term naming nothing (default: error)"`
 }

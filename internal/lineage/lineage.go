@@ -68,7 +68,7 @@ const ViewAllMaxNodes = 300
 type DiffInput struct {
 	Select     string   `json:"select,omitempty" jsonschema:"dbt selector."`
 	Exclude    string   `json:"exclude,omitempty" jsonschema:"dbt selector to exclude"`
-	Packages   []string `json:"packages,omitempty" jsonschema:"packages (default: the root project)"`
+	Packages   []string `json:"packages,omitempty" jsonschema:"packages (default: root project; all if it has no models)"`
 	ViewMode   string   `json:"view_mode,omitempty" enum:"changed_models,all" jsonschema:"changed_models (default): changed nodes, their parents and descendants; all: capped at 300"`
 	AllowEmpty bool     `json:"allow_empty,omitempty" jsonschema:"accept a select/exclude term naming nothing (default: error)"`
 }

@@ -11,6 +11,8 @@ import (
 
 	"github.com/ripple-data/ripple/internal/cll"
 	"github.com/ripple-data/ripple/internal/dbt"
+	"github.com/ripple-data/ripple/internal/dialect"
+	"github.com/ripple-data/ripple/internal/selector"
 )
 
 // ProjectLineage returns the column lineage of one build, computed once per
@@ -36,7 +38,7 @@ func (s *Session) ProjectLineage(ctx context.Context, base bool) (*cll.ProjectLi
 
 // GetCLLInput selects the lineage to return.
 type GetCLLInput struct {
-	NodeID         string `json:"node_id,omitempty" jsonschema:"model, seed, snapshot or source (default: every changed node)"`
+	NodeID         string `json:"node_id,omitempty" jsonschema:"model, seed, snapshot or source (default: every changed node in the default package scope)"`
 	Column         string `json:"column,omitempty" jsonschema:"trace one column of node_id"`
 	ChangeAnalysis bool   `json:"change_analysis,omitempty" jsonschema:"add change_status, change_category, impacted (default false)"`
 }
@@ -185,7 +187,7 @@ type ColumnImpactResult struct {
 
 // SQLLineageInput is one query to analyze.
 type SQLLineageInput struct {
-	Dialect string                       `json:"dialect,omitempty" jsonschema:"duckdb, postgres, redshift, snowflake, bigquery, databricks or generic (default generic)"`
+	Dialect string                       `json:"dialect,omitempty" jsonschema:"generic (default), bigquery, databricks, duckdb, postgres, redshift, snowflake, spark or trino (or an adapter alias); any other value is refused"`
 	SQL     string                       `json:"sql" jsonschema:"one SELECT statement"`
 	Schema  map[string]map[string]string `json:"schema,omitempty" jsonschema:"upstream tables: {table: {column: type}}; column order matters for star expansion (the CLI keeps the file's order)"`
 	// order keeps the column order of Schema when the caller knows it.
@@ -295,6 +297,9 @@ func SQLLineage(in SQLLineageInput) (*SQLLineageResult, error) {
 	if dialect == "" {
 		dialect = "generic"
 	}
+	if err := checkSQLDialect(dialect); err != nil {
+		return nil, err
+	}
 	q, err := cll.AnalyzeSQL(dialect, in.SQL, schema)
 	if err != nil {
 		return nil, err
@@ -305,6 +310,25 @@ func SQLLineage(in SQLLineageInput) (*SQLLineageResult, error) {
 		cols[k] = SQLLineageColumn{Deps: c.Deps, Kind: c.Kind}
 	}
 	return &SQLLineageResult{Columns: cols, RowDeps: cr.RowDeps, Opaque: cr.Opaque, OpaqueReason: cr.OpaqueReason, names: cr.Names}, nil
+}
+
+// SQLDialects lists the dialects sql_lineage reads: generic (the union of
+// the warehouses' syntax) and every warehouse record (aliases too).
+func SQLDialects() []string {
+	return append([]string{"generic"}, dialect.Supported()...)
+}
+
+// checkSQLDialect refuses a dialect Ripple has no record of: parsing it as
+// generic SQL would give lineage under the wrong folding and keywords.
+func checkSQLDialect(name string) error {
+	if strings.EqualFold(name, "generic") {
+		return nil
+	}
+	if _, ok := dialect.Lookup(name); ok {
+		return nil
+	}
+	err := fmt.Errorf("unknown dialect %q: Ripple reads %s", name, strings.Join(SQLDialects(), ", "))
+	return &InputError{Err: &paramError{"dialect", "is invalid: " + err.Error(), err}}
 }
 
 // DecodeOrderedSchema reads {table: {column: type}} keeping column order.
@@ -493,8 +517,11 @@ func getCLL(ctx context.Context, s *Session, in *GetCLLInput) (*CLLResult, error
 		}
 		anchors = []string{n.UniqueID}
 	} else {
+		// The changed nodes in the package scope every operation defaults
+		// to (selector.DefaultPackages), as lineage_diff shows them.
+		sel := selector.New(cmp.Graph, cmp.State, p.Current.Manifest.Metadata.ProjectName)
 		for id := range cmp.State {
-			if n, ok := cmp.Graph.Node(id); ok && cllNodeTypes[n.ResourceType] {
+			if n, ok := cmp.Graph.Node(id); ok && cllNodeTypes[n.ResourceType] && sel.InScope(n, nil) {
 				if _, inCurrent := p.Current.Manifest.Node(id); inCurrent {
 					anchors = append(anchors, id)
 				}

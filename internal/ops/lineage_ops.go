@@ -21,7 +21,7 @@ const SelectGrammar = "Grammar: space = union, comma = intersection, name* prefi
 type SelectInput struct {
 	Select   string   `json:"select,omitempty" jsonschema:"dbt selector."`
 	Exclude  string   `json:"exclude,omitempty" jsonschema:"dbt selector to exclude"`
-	Packages []string `json:"packages,omitempty" jsonschema:"packages (default: the root project)"`
+	Packages []string `json:"packages,omitempty" jsonschema:"packages (default: root project; all if it has no models)"`
 	ViewMode string   `json:"view_mode,omitempty" enum:"all,changed_models" jsonschema:"changed_models: only 1+state:modified+"`
 	// AllowEmpty is allow_empty of every operation that selects nodes.
 	AllowEmpty bool `json:"allow_empty,omitempty" jsonschema:"accept a select/exclude term naming nothing (default: error)"`
@@ -65,6 +65,22 @@ func emptyWarning(in SelectInput, ids []string) string {
 	return fmt.Sprintf("select %q matches no node in this comparison: every term names something in the project, but together (with exclude, packages and view_mode) they leave none, e.g. a state: term when nothing of that kind changed", in.Select)
 }
 
+// scopeWarning says when the package scope (packages, or the default one)
+// hid changed nodes, so that "0 changed" is not read as "nothing changed".
+func scopeWarning(cmp *lineage.Comparison, packages []string) string {
+	sel := selector.New(cmp.Graph, cmp.State, cmp.Project.Current.Manifest.Metadata.ProjectName)
+	hidden := sel.OutOfScopeChanges(packages)
+	if len(hidden) == 0 {
+		return ""
+	}
+	scope := packages
+	if scope == nil {
+		scope = sel.DefaultPackages()
+	}
+	return fmt.Sprintf("%d changed node(s) outside packages [%s] are not shown (first: %s); pass packages: [] for every package, or name theirs.",
+		len(hidden), strings.Join(scope, ", "), hidden[0])
+}
+
 // joinWarnings joins non-empty warnings.
 func joinWarnings(ws ...string) string {
 	var out []string
@@ -95,7 +111,7 @@ func addLineageOps(r *Registry) {
 			return nil, err
 		}
 		res := cmp.Diff(ids, mode)
-		res.Warning = joinWarnings(res.Warning, emptyWarning(si, ids))
+		res.Warning = joinWarnings(res.Warning, emptyWarning(si, ids), scopeWarning(cmp, in.Packages))
 		return res, nil
 	})
 

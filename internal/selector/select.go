@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -25,8 +26,9 @@ type Options struct {
 	// Exclude is a dbt selector whose nodes are removed from the selection.
 	Exclude string `json:"exclude,omitempty"`
 	// Packages restricts the result to these packages (a union of
-	// package:<p>). nil means the root project's package; an empty non-nil
-	// slice means every package.
+	// package:<p>). nil means DefaultPackages (the root project's package,
+	// or every package when the root owns no model, seed or snapshot); an
+	// empty non-nil slice means every package.
 	Packages []string `json:"packages,omitempty"`
 	// ViewMode "changed_models" intersects the result with 1+state:modified+;
 	// "" or "all" does not.
@@ -39,6 +41,8 @@ type Selector struct {
 	g     *dbt.Graph
 	state map[string]dbt.NodeState
 	root  string
+	// rootOwnsNodes: the root package has a model, seed or snapshot.
+	rootOwnsNodes bool
 }
 
 // New returns a Selector. state is dbt.CompareState(base, current) (nil: no
@@ -48,7 +52,66 @@ func New(g *dbt.Graph, state map[string]dbt.NodeState, rootPackage string) *Sele
 	if rootPackage == "" && g != nil && g.Current() != nil {
 		rootPackage = g.Current().Metadata.ProjectName
 	}
-	return &Selector{g: g, state: state, root: rootPackage}
+	sel := &Selector{g: g, state: state, root: rootPackage}
+	sel.rootOwnsNodes = sel.ownsNodes(rootPackage)
+	return sel
+}
+
+// ownsNodes reports whether package p has a model, seed or snapshot in
+// either build.
+func (s *Selector) ownsNodes(p string) bool {
+	if s.g == nil || p == "" {
+		return false
+	}
+	for i := 0; i < s.g.Len(); i++ {
+		n := s.g.NodeAt(i)
+		if n.PackageName == p && (n.ResourceType == dbt.Model || n.ResourceType == dbt.Seed || n.ResourceType == dbt.Snapshot) {
+			return true
+		}
+	}
+	return false
+}
+
+// DefaultPackages is the package scope of every operation that selects
+// nodes when it is given no packages: the root project's package (Recce's
+// default), or every package (nil) when the root project owns no model,
+// seed or snapshot (a project whose models all live in installed packages,
+// where the root-only default would show nothing).
+func (s *Selector) DefaultPackages() []string {
+	if s.root == "" || !s.rootOwnsNodes {
+		return nil
+	}
+	return []string{s.root}
+}
+
+// InScope reports whether n is in packages (nil: DefaultPackages; empty:
+// every package).
+func (s *Selector) InScope(n *dbt.Node, packages []string) bool {
+	if packages == nil {
+		packages = s.DefaultPackages()
+	}
+	if len(packages) == 0 {
+		return true
+	}
+	return (&eval{Selector: s}).inPackages(n, packages)
+}
+
+// OutOfScopeChanges lists, sorted, the changed models, seeds, snapshots and
+// sources (added, removed or modified) outside packages (nil: the default
+// scope): what a package-scoped result does not show.
+func (s *Selector) OutOfScopeChanges(packages []string) []string {
+	var out []string
+	for id := range s.state {
+		n, ok := s.g.Node(id)
+		if !ok || !(n.ResourceType == dbt.Model || n.ResourceType == dbt.Seed || n.ResourceType == dbt.Snapshot || n.ResourceType == dbt.Source) {
+			continue
+		}
+		if !s.InScope(n, packages) {
+			out = append(out, id)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 // Select is New(g, state, rootPackage).Select(opts).
@@ -112,8 +175,8 @@ func (s *Selector) Select(opts Options) ([]string, error) {
 		}
 	}
 	packages := opts.Packages
-	if packages == nil && s.root != "" {
-		packages = []string{s.root}
+	if packages == nil {
+		packages = s.DefaultPackages()
 	}
 	keepTests := sel.selectsTests()
 	ids := s.g.IDs()

@@ -529,3 +529,42 @@ func TestNilGraph(t *testing.T) {
 		t.Errorf("empty graph: %v %v", got, err)
 	}
 }
+
+// TestDefaultPackagesWhenRootOwnsNothing: a project whose models all live
+// in installed packages (issue #26: lineage_diff showed 0 changed, get_cll
+// 281) selects every package by default; a root project with models keeps
+// Recce's root-only default, and what that scope hides is listed.
+func TestDefaultPackagesWhenRootOwnsNothing(t *testing.T) {
+	specs := []spec{
+		{id: "a", base: "select 1", cur: "select 2", pkg: "core"},
+		{id: "b", base: "select 2", cur: "select 2", deps: []string{"a"}, pkg: "marts"},
+		{id: "c", base: "select 3", cur: "select 33", deps: []string{"b"}, pkg: "marts"},
+	}
+	g, st := project(t, specs)
+	s := New(g, st, "recce_test")
+	if got := s.DefaultPackages(); got != nil {
+		t.Errorf("DefaultPackages = %v, want nil (every package)", got)
+	}
+	got, err := s.Select(Options{ViewMode: ViewChangedModels})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"a", "b", "c"}; !slices.Equal(got, want) {
+		t.Errorf("changed_models = %v, want %v", got, want)
+	}
+	if hidden := s.OutOfScopeChanges(nil); len(hidden) != 0 {
+		t.Errorf("hidden %v, want none", hidden)
+	}
+	if hidden := s.OutOfScopeChanges([]string{"marts"}); !slices.Equal(hidden, []string{"a"}) {
+		t.Errorf("hidden by packages [marts] = %v, want [a]", hidden)
+	}
+
+	g, st = project(t, append(specs, spec{id: "d", base: "select 4", cur: "select 4"}))
+	s = New(g, st, "recce_test")
+	if got := s.DefaultPackages(); !slices.Equal(got, []string{"recce_test"}) {
+		t.Errorf("DefaultPackages = %v, want [recce_test]", got)
+	}
+	if hidden := s.OutOfScopeChanges(nil); !slices.Equal(hidden, []string{"a", "c"}) {
+		t.Errorf("hidden = %v, want [a c]", hidden)
+	}
+}

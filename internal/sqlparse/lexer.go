@@ -5,6 +5,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/ripple-data/ripple/internal/dialect"
 )
 
 // TokenKind classifies a token.
@@ -418,7 +420,22 @@ var keywordTable = func() (t [kwTableMask + 1]uint16) {
 
 // keywordNames is every word the parser tests with Token.Upper (index 0 is
 // ""); TestKeywordsCoverParser keeps it in sync with parser.go.
-var keywordNames = append([]string{""}, strings.Fields(keywordList)...)
+// The warehouse records' reserved words are keywords too, so that a
+// dialect's reserved set is indexed like the parser's own words.
+var keywordNames = func() []string {
+	out := append([]string{""}, strings.Fields(keywordList)...)
+	have := map[string]bool{}
+	for _, w := range out {
+		have[w] = true
+	}
+	for _, w := range dialect.ReservedWords() {
+		if !have[w] {
+			have[w] = true
+			out = append(out, w)
+		}
+	}
+	return out
+}()
 
 var keywords = func() map[string]uint16 {
 	m := make(map[string]uint16, len(keywordNames))
@@ -436,7 +453,7 @@ DAYOFWEEK DAYOFYEAR DAYS DD DECADE DECIMAL DEFAULT DESC DISTINCT DIV DOW DOY DW 
 EPOCH_SECOND ESCAPE EXCEPT EXCLUDE EXISTS FALSE FETCH FILTER FINAL FIRST FOR FORCE FORMAT FRIDAY
 FROM FULL GROUP GROUPING GROUPS H HAVING HH HOUR HOURS IGNORE ILIKE IN INCLUDE INET INNER INTERSECT
 INTERVAL INTO IS ISNULL ISODOW ISOWEEK ISOYEAR JOIN JSON LAMBDA LAST LATERAL LEADING LEFT LIKE LIMIT
-LOCAL M MATCH_RECOGNIZE MATERIALIZED MI MICROSECOND MICROSECONDS MILLENNIUM MILLISECOND MILLISECONDS
+LOCAL M MAP MATCH_RECOGNIZE MATERIALIZED MI MICROSECOND MICROSECONDS MILLENNIUM MILLISECOND MILLISECONDS
 MILS MINUS MINUTE MINUTES MM MOD MON MONDAY MONTH MONTHS MS NAME NANOSECOND NANOSECONDS NATURAL NEXT
 NOT NOTNULL NS NULL NULLS NUMERIC OF OFFSET ON ONLY OR ORDER OUTER OVER PARTITION PIVOT PLACING
 POSITIONAL PRECISION Q QUALIFY QUARTER QUARTERS RANGE RECURSIVE REGEXP RENAME REPEATABLE REPLACE

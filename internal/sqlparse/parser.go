@@ -386,7 +386,8 @@ func (p *parser) parseQueryBody() *Query {
 	q.Pos = p.tok(0).Pos
 	if p.acceptKwID(kwWITH) {
 		q.With = p.withs.Alloc(nodeBlock)
-		q.With.Recursive = p.acceptKwID(kwRECURSIVE)
+		// RECURSIVE, unless it is the CTE's name: with recursive as (...).
+		q.With.Recursive = p.isKwID(kwRECURSIVE) && !isKwID(p.peekN(1), kwAS) && !(p.tok(1).Kind == Op && p.tok(1).Text == "(") && p.acceptKwID(kwRECURSIVE)
 		mark := len(p.cteStack)
 		for {
 			c := p.ctes.Alloc(nodeBlock)
@@ -399,6 +400,9 @@ func (p *parser) parseQueryBody() *Query {
 			p.acceptKwID(kwNOT)
 			p.acceptKwID(kwMATERIALIZED)
 			p.expectOp("(")
+			if p.isOp(")") {
+				p.fail("empty body of CTE %s: expected a query", c.Name)
+			}
 			c.Query = p.parseQuery()
 			p.expectOp(")")
 			p.cteStack = append(p.cteStack, c)
@@ -623,14 +627,11 @@ func (p *parser) parseGroupBy(s *Select) {
 	}
 	mark := len(p.argStack)
 	for {
-		if p.acceptKwID(kwGROUPING, kwSETS) {
-			p.argStack = append(p.argStack, p.parsePrimary())
-		} else if p.isClauseStart() {
+		if p.isClauseStart() && len(p.argStack) > mark {
 			s.GroupBy = p.popExprs(mark)
 			return // trailing comma
-		} else {
-			p.argStack = append(p.argStack, p.parseExpr())
 		}
+		p.argStack = append(p.argStack, p.parseGroupingElement())
 		if !p.acceptOp(",") {
 			break
 		}
@@ -641,6 +642,32 @@ func (p *parser) parseGroupBy(s *Select) {
 	}
 }
 
+// parseGroupingElement reads one GROUP BY element: an expression,
+// ROLLUP(...)/CUBE(...) (function calls to the parser), the empty grouping
+// set (), or GROUPING SETS (...) of those, which is a List of kind
+// "GROUPING SETS" whose empty sets are empty ROW lists.
+func (p *parser) parseGroupingElement() Expr {
+	if p.isOp("(") && p.tok(1).Kind == Op && p.tok(1).Text == ")" {
+		p.i += 2
+		return &List{Kind: "ROW"}
+	}
+	if !p.acceptKwID(kwGROUPING, kwSETS) {
+		return p.parseExpr()
+	}
+	p.enter()
+	p.expectOp("(")
+	l := &List{Kind: "GROUPING SETS"}
+	for {
+		l.Items = append(l.Items, p.parseGroupingElement())
+		if !p.acceptOp(",") {
+			break
+		}
+	}
+	p.expectOp(")")
+	p.leave()
+	return l
+}
+
 func (p *parser) parseSelectList(s *Select) {
 	if p.acceptKwID(kwDISTINCT) {
 		s.Distinct = true
@@ -649,8 +676,8 @@ func (p *parser) parseSelectList(s *Select) {
 			s.DistinctOn = p.parseExprList()
 			p.expectOp(")")
 		}
-	} else {
-		p.acceptKwID(kwALL)
+	} else if p.isKwID(kwALL) && !p.nameFollows() {
+		p.i++
 	}
 	if p.isKwID(kwAS) && p.tok(1).Kind == Ident {
 		if as := selectAsKinds[strings.ToUpper(p.tok(1).Text)]; as != "" {
@@ -670,8 +697,11 @@ func (p *parser) parseSelectList(s *Select) {
 		clear(p.itemStack[mark:])
 		p.itemStack = p.itemStack[:mark]
 	}()
+	if p.isOp(",") {
+		p.fail("leading ',' in the select list: expected a column or expression")
+	}
 	for {
-		if p.isClauseStart() && len(p.itemStack) > mark {
+		if p.isClauseStart() && len(p.itemStack) > mark && !p.columnNamedLikeClause() {
 			return // trailing comma
 		}
 		p.itemStack = append(p.itemStack, p.parseSelectItem())
@@ -729,7 +759,7 @@ func (p *parser) parseAlias(alias *string, quoted *bool) bool {
 		*alias, *quoted = p.parseIdent()
 		return true
 	}
-	if t.Kind == QuotedIdent || t.Kind == Ident && !reservedKw[t.kw] {
+	if t.Kind == QuotedIdent || t.Kind == Ident && !p.aliasStop(t) {
 		p.i++
 		*alias, *quoted = p.identText(*t), t.Kind == QuotedIdent
 		return true
@@ -899,6 +929,9 @@ func (p *parser) parseJoinTree() TableExpr {
 		j.Left = left
 		j.Right = p.parseTablePrimary()
 		if p.acceptKwID(kwON) {
+			if p.emptyCondition() {
+				p.fail("empty ON condition of the join: expected a condition, found %s", describe(p.peek()))
+			}
 			j.On = p.parseExpr()
 		} else if p.acceptKwID(kwUSING) {
 			j.Using = p.parseIdentList()
@@ -909,6 +942,21 @@ func (p *parser) parseJoinTree() TableExpr {
 	}
 }
 
+// emptyCondition reports whether no expression starts at the next token:
+// the end of the input or of a parenthesis, a ',' or a clause keyword.
+func (p *parser) emptyCondition() bool {
+	t := p.tok(0)
+	switch t.Kind {
+	case EOF:
+		return true
+	case Op:
+		return t.Text == "," || t.Text == ")" || t.Text == ";"
+	case Ident:
+		return reservedKw[t.kw] && t.kw != kwNOT && t.kw != kwCASE && !(p.tok(1).Kind == Op && p.tok(1).Text == "(")
+	}
+	return false
+}
+
 // parseLateralView reads Hive/Spark LATERAL VIEW [OUTER] f(args) t AS c1, c2.
 func (p *parser) parseLateralView() TableExpr {
 	p.expectKwID(kwLATERAL)
@@ -916,7 +964,7 @@ func (p *parser) parseLateralView() TableExpr {
 	p.acceptKwID(kwOUTER)
 	n := p.parseName()
 	tf := &TableFunc{Func: p.parseFuncCall(n), Lateral: true}
-	if t := p.peek(); isIdentTok(t) && !isKwID(t, kwAS) && !reservedKw[t.kw] {
+	if t := p.peek(); isIdentTok(t) && !isKwID(t, kwAS) && !p.aliasStop(&t) {
 		tf.Alias, _ = p.parseIdent()
 	}
 	if p.acceptKwID(kwAS) {
@@ -929,6 +977,48 @@ func (p *parser) parseLateralView() TableExpr {
 		}
 	}
 	return tf
+}
+
+// nameFollows reports whether the keyword at the cursor is a name rather
+// than a quantifier: what follows it ends an expression or qualifies it
+// (select all from t, select all.a from t as all, in Trino and Spark).
+func (p *parser) nameFollows() bool {
+	n := p.tok(1)
+	if n.Kind == Op {
+		return n.Text == "." || n.Text == "," || n.Text == ")" || n.Text == ";"
+	}
+	return n.Kind == EOF || n.Kind == Ident && isKwID(*n, kwFROM)
+}
+
+// columnNamedLikeClause reports whether the clause word at the cursor is
+// a column the dialect lets it name rather than a clause after a trailing
+// comma: select id, limit from t (LIMIT, FETCH, QUALIFY, WINDOW, MINUS are
+// not reserved everywhere).
+func (p *parser) columnNamedLikeClause() bool {
+	t := p.tok(0)
+	if t.Kind != Ident || p.notAName(t) {
+		return false
+	}
+	n := p.tok(1)
+	if n.Kind == Op {
+		return n.Text == "." || n.Text == "," || n.Text == ")" || n.Text == ";"
+	}
+	return n.Kind == EOF || n.Kind == Ident && (isKwID(*n, kwFROM) || isKwID(*n, kwAS))
+}
+
+// notAName reports whether the keyword t cannot be a column, table or
+// qualifier: a clause word the dialect reserves. (Other reserved words,
+// CURRENT_DATE or USER, are values where a name may stand, and a clause
+// word the dialect does not reserve, DuckDB's SAMPLE, is a name there.)
+func (p *parser) notAName(t *Token) bool {
+	return reservedKw[t.kw] && p.d.reservedKw()[t.kw]
+}
+
+// aliasStop reports whether the keyword t cannot be an alias without AS:
+// a clause word (in any dialect: the grammar is their union) or a word the
+// dialect reserves.
+func (p *parser) aliasStop(t *Token) bool {
+	return reservedKw[t.kw] || operatorKw[t.kw] || p.d.reservedKw()[t.kw]
 }
 
 func (p *parser) parseTableName() *TableRef {
@@ -1010,7 +1100,7 @@ func (p *parser) parseNameOpt(hyphens bool) Name {
 func (p *parser) parseTableAlias(alias *string, cols *[]string) {
 	var q bool
 	t := p.tok(0)
-	if isKwID(*t, kwAS) || t.Kind == QuotedIdent || t.Kind == Ident && !reservedKw[t.kw] && !isTableModifier(t.Upper()) {
+	if isKwID(*t, kwAS) || t.Kind == QuotedIdent || t.Kind == Ident && !p.aliasStop(t) && !p.isTableModifier(t) {
 		if !p.parseAlias(alias, &q) {
 			return
 		}
@@ -1020,9 +1110,16 @@ func (p *parser) parseTableAlias(alias *string, cols *[]string) {
 	}
 }
 
-func isTableModifier(u string) bool {
-	switch u {
-	case "AT", "BEFORE", "CHANGES", "TABLESAMPLE", "SAMPLE", "FINAL", "WITH", "MATCH_RECOGNIZE", "OFFSET", "USE", "FORCE", "IGNORE":
+// isTableModifier reports whether t starts a table modifier rather than
+// an alias: time travel, sampling, hints.
+func (p *parser) isTableModifier(t *Token) bool {
+	next := p.tok(1)
+	switch t.Upper() {
+	case "AT", "BEFORE", "CHANGES":
+		return next.Kind == Op && next.Text == "("
+	case "USE", "FORCE", "IGNORE":
+		return next.Kind == Ident && (strings.EqualFold(next.Text, "index") || strings.EqualFold(next.Text, "key"))
+	case "TABLESAMPLE", "SAMPLE", "WITH", "MATCH_RECOGNIZE", "OFFSET":
 		return true
 	}
 	return false
@@ -1038,13 +1135,14 @@ func (p *parser) parseTablePrimary() TableExpr {
 }
 
 func (p *parser) parseTablePrimaryBody() TableExpr {
-	lateral := p.acceptKwID(kwLATERAL)
+	// LATERAL, unless it is a table's name (Trino does not reserve it).
+	lateral := p.isKwID(kwLATERAL) && (p.tok(1).Kind == Op && p.tok(1).Text == "(" || isIdentTok(p.peekN(1)) && !reservedKw[p.tok(1).kw]) && p.acceptKwID(kwLATERAL)
 	var te TableExpr
 	t := p.tok(0)
 	switch {
 	case t.Kind == Op && t.Text == "(":
 		te = p.parseParenTable(lateral)
-	case isKwID(*t, kwVALUES):
+	case isKwID(*t, kwVALUES) && p.tok(1).Kind == Op && p.tok(1).Text == "(":
 		vt := &ValuesTable{Values: p.parseValues()}
 		p.parseTableAlias(&vt.Alias, &vt.ColAliases)
 		te = vt
@@ -1065,7 +1163,7 @@ func (p *parser) parseTablePrimaryBody() TableExpr {
 		tr := &TableRef{Name: Name{Parts: []string{t.Text}, Quoted: 1, Pos: t.Pos}, Pos: t.Pos}
 		p.parseTableAlias(&tr.Alias, &tr.ColAliases)
 		te = tr
-	case t.Kind == Ident && reservedKw[t.kw]:
+	case t.Kind == Ident && p.notAName(t):
 		p.fail("expected a table, found keyword %s", t.Upper())
 	case isIdentTok(*t):
 		n := p.parseNameOpt(p.d.Name == "bigquery" || p.d.Name == "generic")
@@ -1137,8 +1235,6 @@ func (p *parser) skipTableModifiers() {
 			p.acceptKwID(kwAS)
 			p.acceptKwID(kwOF)
 			p.parseExpr()
-		case p.isKwID(kwFINAL):
-			p.i++
 		case p.isKwID(kwWITH) && p.tok(1).Kind == Op && p.tok(1).Text == "(":
 			p.i++
 			p.skipParens()
@@ -1167,16 +1263,45 @@ func (p *parser) skipParens() {
 func (p *parser) parseParenTable(lateral bool) TableExpr {
 	save := p.i
 	p.expectOp("(")
+	var queryErr *Error
 	if p.startsQuery() || p.isOp("(") {
-		if q, ok := p.tryParse(func() any { q := p.parseQuery(); p.expectOp(")"); return q }); ok {
+		q, err := p.tryParse(func() any { q := p.parseQuery(); p.expectOp(")"); return q })
+		if err == nil {
 			dt := &DerivedTable{Query: q.(*Query), Lateral: lateral}
 			p.parseTableAlias(&dt.Alias, &dt.ColAliases)
 			return dt
 		}
+		if p.isKwID(kwSELECT) || p.isKwID(kwWITH) {
+			// A query it is (no table starts with these): its own
+			// error is the user's, not "expected a table" at its start.
+			panic(err)
+		}
+		queryErr = err
 		p.i = save + 1
+	}
+	if queryErr != nil {
+		// (( ... : a nested query or a parenthesised join tree; when
+		// neither reads, report the attempt that got further.
+		if inner, err := p.tryParse(func() any { j := p.parseJoinTree(); p.expectOp(")"); return j }); err != nil {
+			if posAfter(queryErr.Pos, err.Pos) {
+				panic(queryErr)
+			}
+			panic(err)
+		} else {
+			return p.finishParenTable(inner.(TableExpr))
+		}
 	}
 	inner := p.parseJoinTree()
 	p.expectOp(")")
+	return p.finishParenTable(inner)
+}
+
+// posAfter reports whether a comes after b in the text.
+func posAfter(a, b Pos) bool {
+	return a.Line > b.Line || a.Line == b.Line && a.Col > b.Col
+}
+
+func (p *parser) finishParenTable(inner TableExpr) TableExpr {
 	pt := &ParenTable{Inner: inner}
 	var cols []string
 	p.parseTableAlias(&pt.Alias, &cols)
@@ -1185,12 +1310,13 @@ func (p *parser) parseParenTable(lateral bool) TableExpr {
 
 // tryParse runs f and rewinds on a syntax error, for the few places where
 // SQL needs unbounded lookahead (a '(' may open a query or a join tree).
-func (p *parser) tryParse(f func() any) (v any, ok bool) {
+func (p *parser) tryParse(f func() any) (v any, fail *Error) {
 	save, depth := p.i, p.depth
 	nItems, nArgs, nCTEs, nWhens := len(p.itemStack), len(p.argStack), len(p.cteStack), len(p.whenStack)
 	defer func() {
 		if r := recover(); r != nil {
-			if _, isErr := r.(*Error); !isErr {
+			e, isErr := r.(*Error)
+			if !isErr {
 				panic(r)
 			}
 			p.i, p.depth = save, depth
@@ -1200,10 +1326,10 @@ func (p *parser) tryParse(f func() any) (v any, ok bool) {
 			clear(p.cteStack[nCTEs:])
 			clear(p.whenStack[nWhens:])
 			p.itemStack, p.argStack, p.cteStack, p.whenStack = p.itemStack[:nItems], p.argStack[:nArgs], p.cteStack[:nCTEs], p.whenStack[:nWhens]
-			v, ok = nil, false
+			v, fail = nil, e
 		}
 	}()
-	return f(), true
+	return f(), nil
 }
 
 func (p *parser) parsePivot(src TableExpr) TableExpr {
@@ -1717,10 +1843,10 @@ func (p *parser) parsePostfix(e Expr) Expr {
 
 // typeGoesOn reports whether the next token extends the type name just
 // read, in one of the ways parseType handles.
-func (p *parser) typeGoesOn() bool {
+func (p *parser) typeGoesOn(name string) bool {
 	switch u := p.peek(); u.Kind {
 	case Op:
-		return u.Text == "(" || u.Text == "<" || u.Text == "["
+		return u.Text == "(" || u.Text == "[" || u.Text == "<" && p.angleParams(name)
 	case Ident:
 		switch u.Upper() {
 		case "PRECISION", "VARYING", "UNSIGNED", "ZONE", "TIME", "LOCAL", "ARRAY":
@@ -1728,6 +1854,20 @@ func (p *parser) typeGoesOn() bool {
 		case "WITH", "WITHOUT":
 			return isKwID(p.peekN(1), kwTIME)
 		}
+	}
+	return false
+}
+
+// angleParams reports whether '<' after the type name opens a type
+// parameter list (ARRAY<INT>, STRUCT<a INT>, MAP<K, V>, RANGE<DATE>). After
+// any other type it is the less-than operator: d::date < '2022-07-20'.
+func (p *parser) angleParams(name string) bool {
+	if !p.d.AngleTypeParams {
+		return false
+	}
+	switch name {
+	case "ARRAY", "STRUCT", "MAP", "RANGE":
+		return true
 	}
 	return false
 }
@@ -1741,7 +1881,7 @@ func (p *parser) parseType() string {
 	}
 	n := p.parseName()
 	name := upperTypeName(n.String())
-	if !p.typeGoesOn() {
+	if !p.typeGoesOn(name) {
 		// A bare type name, the usual case: nothing to append.
 		return name
 	}
@@ -1762,7 +1902,7 @@ func (p *parser) parseType() string {
 		p.skipParens()
 		b.WriteString(joinTokens(p.toks[start:p.i]))
 	}
-	if p.isOp("<") {
+	if p.isOp("<") && p.angleParams(name) {
 		start := p.i
 		depth := 0
 		for {
@@ -2021,7 +2161,8 @@ func (p *parser) parsePrimaryBody() Expr {
 				return &List{Kind: "STRUCT", Items: f.Args}
 			}
 		case "LAMBDA":
-			if isIdentTok(p.peekN(1)) {
+			// lambda x: ..., lambda x, y: ... (and not a column named lambda)
+			if isIdentTok(p.peekN(1)) && p.tok(2).Kind == Op && (p.tok(2).Text == ":" || p.tok(2).Text == ",") {
 				p.i++
 				var params []string
 				for {
@@ -2040,7 +2181,7 @@ func (p *parser) parsePrimaryBody() Expr {
 				return &TypedLiteral{Type: t.Upper(), Value: &Literal{Kind: "string", Value: p.tok(-1).Text}}
 			}
 		}
-		if reservedKw[t.kw] && !(p.tok(1).Kind == Op && p.tok(1).Text == "(") && t.Upper() != "REPLACE" && t.Upper() != "FILTER" && t.Upper() != "LEFT" && t.Upper() != "RIGHT" {
+		if p.notAName(t) && !(p.tok(1).Kind == Op && p.tok(1).Text == "(") && t.Upper() != "REPLACE" && t.Upper() != "FILTER" && t.Upper() != "LEFT" && t.Upper() != "RIGHT" {
 			p.fail("unexpected keyword %s in an expression", t.Upper())
 		}
 	}
@@ -2100,12 +2241,24 @@ func (p *parser) parseFuncCall(n Name) *Func {
 		p.i++
 		f.Star = true
 	}
+	// afterComma: a ',' was read, so an argument must follow; f(a,) and
+	// coalesce(, '') are syntax errors in every engine.
+	afterComma := false
 	for !p.isOp(")") {
 		t := p.tok(0)
 		switch {
 		case t.Kind == Op && t.Text == ",":
+			if afterComma || len(p.argStack) == mark && len(f.Seps) == 0 {
+				p.fail("empty argument of %s: expected an expression before ','", n.String())
+			}
 			p.i++
+			afterComma = true
 			continue
+		case isKwID(*t, kwORDER) && isKwID(p.peekN(1), kwBY) && afterComma:
+			p.fail("empty argument of %s: expected an expression after ','", n.String())
+		}
+		afterComma = false
+		switch {
 		case isKwID(*t, kwORDER) && isKwID(p.peekN(1), kwBY):
 			p.i += 2
 			f.OrderBy = p.parseOrderItems()
@@ -2153,6 +2306,9 @@ func (p *parser) parseFuncCall(n Name) *Func {
 		if !p.isOp(",") && !p.isOp(")") && !(p.tok(0).Kind == Ident && (argSeps[p.tok(0).Upper()] || p.tok(0).Upper() == "ORDER" || p.tok(0).Upper() == "IGNORE" || p.tok(0).Upper() == "RESPECT" || p.tok(0).Upper() == "LIMIT" || p.tok(0).Upper() == "SEPARATOR")) {
 			p.fail("expected ',' or ')' in the arguments of %s, found %s", n.String(), describe(p.peek()))
 		}
+	}
+	if afterComma {
+		p.fail("empty argument of %s: expected an expression after ','", n.String())
 	}
 	p.expectOp(")")
 	if k := len(p.argStack) - mark; k > 0 {

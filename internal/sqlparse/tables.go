@@ -6,9 +6,11 @@ package sqlparse
 
 import "strings"
 
-// reserved words cannot be implicit aliases; without this list
-// "from t where x" would read "where" as t's alias.
-var reserved = map[string]bool{
+// clauseWords structure the SELECT grammar this parser reads (the union of
+// the dialects'): none is ever an implicit alias, because "from t where x"
+// must not read "where" as t's alias. Whether one may be a NAME (a column,
+// a table, a qualifier, after AS) is the dialect's business: see reserved.
+var clauseWords = map[string]bool{
 	"SELECT": true, "FROM": true, "WHERE": true, "GROUP": true, "HAVING": true, "ORDER": true,
 	"LIMIT": true, "OFFSET": true, "UNION": true, "INTERSECT": true, "EXCEPT": true, "MINUS": true,
 	"JOIN": true, "ON": true, "USING": true, "LEFT": true, "RIGHT": true, "INNER": true, "FULL": true,
@@ -22,19 +24,54 @@ var reserved = map[string]bool{
 	"EXCLUDE": true, "REPLACE": true, "RENAME": true, "OVER": true, "FILTER": true,
 }
 
-// reservedKw is reserved indexed by keyword index: every reserved word is
-// a keyword, so reservedKw[t.kw] == reserved[t.Upper()] for any token.
-var reservedKw = func() []bool {
+// operatorWords continue an expression (a MOD b, a COLLATE c, a ISNULL):
+// names elsewhere, never implicit aliases.
+var operatorWords = []string{"COLLATE", "DIV", "MOD", "ISNULL", "NOTNULL", "REGEXP", "SIMILAR", "ESCAPE"}
+
+var operatorKw = func() []bool {
 	out := make([]bool, len(keywordNames))
-	for w := range reserved {
-		k := keywordIndex(w)
-		if k == 0 || keywordNames[k] != w {
-			panic("sqlparse: reserved word is not a keyword: " + w)
-		}
-		out[k] = true
+	for _, w := range operatorWords {
+		out[mustKeyword(w)] = true
 	}
 	return out
 }()
+
+// coreReserved are clause words this parser keeps from names in every
+// dialect, whatever its documentation says (Databricks reserves almost
+// nothing outside ANSI mode): read as a column, "select from t" or
+// "case when" would parse into nonsense instead of failing.
+var coreReserved = []string{"SELECT", "FROM", "WHERE", "GROUP", "HAVING", "ORDER", "UNION", "INTERSECT",
+	"EXCEPT", "JOIN", "ON", "AND", "OR", "NOT", "CASE", "WHEN", "THEN", "ELSE", "END", "AS", "WITH",
+	"DISTINCT", "INTO"}
+
+// reservedKw is clauseWords indexed by keyword index: every clause word is
+// a keyword, so reservedKw[t.kw] == clauseWords[t.Upper()] for any token.
+// It is also the generic dialect's reserved set.
+var reservedKw = func() []bool {
+	out := make([]bool, len(keywordNames))
+	for w := range clauseWords {
+		out[mustKeyword(w)] = true
+	}
+	for _, w := range coreReserved {
+		if !clauseWords[w] {
+			panic("sqlparse: core reserved word is not a clause word: " + w)
+		}
+	}
+	return out
+}()
+
+// reservedSet indexes a dialect's reserved words (from its warehouse
+// record) plus coreReserved by keyword index.
+func reservedSet(words []string) []bool {
+	out := make([]bool, len(keywordNames))
+	for _, w := range coreReserved {
+		out[mustKeyword(w)] = true
+	}
+	for _, w := range words {
+		out[mustKeyword(w)] = true
+	}
+	return out
+}
 
 // Keyword indexes the parser compares tokens against: comparing a
 // token's index is cheaper than comparing its upper-cased text.

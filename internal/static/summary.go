@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -119,7 +120,7 @@ func Summary(ctx context.Context, p *Project, _ SummaryInput) (*SummaryResult, e
 		res.Lineage.Analyzed = p.analyzed
 		res.Lineage.Opaque = p.opaque
 		if models > 0 {
-			res.Lineage.Percent = float64(int(1000*float64(res.Lineage.Analyzed)/float64(models))) / 10
+			res.Lineage.Percent = percent1(res.Lineage.Analyzed, models)
 		}
 	}
 	for _, e := range p.entities {
@@ -262,4 +263,18 @@ func statePolicy(e *entity) (StatePolicy, bool) {
 		return StatePolicy{}, false
 	}
 	return sp, true
+}
+
+// percent1 is part/whole in percent rounded to one decimal (8 of 9 is 88.9,
+// not the truncated 88.8), never 100 while part < whole nor 0 while part > 0:
+// a rounded figure must not claim every model or none.
+func percent1(part, whole int) float64 {
+	p := math.Round(1000*float64(part)/float64(whole)) / 10
+	switch {
+	case part < whole && p >= 100:
+		return 99.9
+	case part > 0 && p <= 0:
+		return 0.1
+	}
+	return p
 }

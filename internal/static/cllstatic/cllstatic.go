@@ -146,7 +146,13 @@ func joinKeys(model string, ml *cll.ModelLineage, rel map[string]string) []stati
 	for i, j := range st.Joins {
 		pinned[i] = rel[normRel(j.Table)]
 	}
-	type pairKey struct{ l, r string }
+	// A pair is one join's: the conditions of one JOIN make one
+	// (composite) key, while a dimension joined again under another alias
+	// (role-playing: sender and receiver ADDRESS) is another relationship.
+	type pairKey struct {
+		join int
+		l, r string
+	}
 	var out []static.JoinEvidence
 	idx := map[pairKey]int{}
 	known := map[string]string{} // qualifier (alias) → node
@@ -216,7 +222,7 @@ func joinKeys(model string, ml *cll.ModelLineage, rel map[string]string) []stati
 				known[rq] = rn
 			}
 			knownNode[ln], knownNode[rn] = true, true
-			k := pairKey{ln, rn}
+			k := pairKey{i, ln, rn}
 			if n, ok := idx[k]; ok {
 				out[n].LeftColumns = append(out[n].LeftColumns, lc)
 				out[n].RightColumns = append(out[n].RightColumns, rc)

@@ -87,6 +87,39 @@ func TestStaticWithLineage(t *testing.T) {
 	}
 }
 
+// TestJoinKeysRolePlaying: one dimension joined four times under four
+// aliases gives four join keys, one per alias, not one composite key
+// (issue #26); the two conditions of one join stay one composite key.
+func TestJoinKeysRolePlaying(t *testing.T) {
+	ml := &cll.ModelLineage{
+		RowDeps: []cll.ColumnDep{
+			{Node: "model.p.shipments", Column: "sender_address_id"}, {Node: "model.p.shipments", Column: "receiver_address_id"},
+			{Node: "model.p.shipments", Column: "billing_address_id"}, {Node: "model.p.shipments", Column: "return_address_id"},
+			{Node: "model.p.shipments", Column: "region"}, {Node: "model.p.address", Column: "address_id"},
+			{Node: "model.p.address", Column: "region"},
+		},
+		Structure: &cll.ModelStructure{Joins: []cll.JoinInfo{
+			{Table: "db.s.address", JoinType: "LEFT", Condition: "s.sender_address_id = sender.address_id"},
+			{Table: "db.s.address", JoinType: "LEFT", Condition: "s.receiver_address_id = receiver.address_id"},
+			{Table: "db.s.address", JoinType: "LEFT", Condition: "s.billing_address_id = billing.address_id"},
+			{Table: "db.s.address", JoinType: "LEFT", Condition: "s.return_address_id = ret.address_id and s.region = ret.region"},
+		}},
+	}
+	var got []string
+	for _, j := range joinKeys("model.p.m", ml, map[string]string{"db.s.address": "model.p.address"}) {
+		got = append(got, j.LeftNode+"."+strings.Join(j.LeftColumns, ",")+"="+j.RightNode+"."+strings.Join(j.RightColumns, ","))
+	}
+	want := []string{
+		"model.p.shipments.sender_address_id=model.p.address.address_id",
+		"model.p.shipments.receiver_address_id=model.p.address.address_id",
+		"model.p.shipments.billing_address_id=model.p.address.address_id",
+		"model.p.shipments.return_address_id,region=model.p.address.address_id,region",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("join keys:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
 // FuzzJoinKeys feeds arbitrary join conditions to the join-key recovery.
 func FuzzJoinKeys(f *testing.F) {
 	f.Add("(customers.customer_id = customer_orders.customer_id)", "db.s.orders")
