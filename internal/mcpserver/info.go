@@ -86,6 +86,7 @@ func (s *Server) mcpOnlyOps() *ops.Registry {
 	}, func(ctx context.Context, _ *ops.Session, in *SetBackendInput) (*SetBackendResult, error) {
 		return s.setBackend(ctx, in)
 	})
+	addAppOps(r)
 	return r
 }
 
