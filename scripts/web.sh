@@ -12,10 +12,10 @@ cd "$(dirname "$0")/.."
 (cd web && npm ci --no-audit --no-fund --loglevel=error && npm run --silent build) >&2
 
 if [ "${1:-}" != "--update" ]; then
-  if ! git diff --quiet -- internal/web/dist internal/mcpserver/app || [ -n "$(git ls-files --others --exclude-standard -- internal/web/dist internal/mcpserver/app)" ]; then
+  if ! git diff --quiet -- internal/web/dist internal/mcpserver/app e2e/apphost/testdata || [ -n "$(git ls-files --others --exclude-standard -- internal/web/dist internal/mcpserver/app e2e/apphost/testdata)" ]; then
     echo "web.sh: internal/web/dist or internal/mcpserver/app differs from a fresh build of web/:" >&2
-    git status --short -- internal/web/dist internal/mcpserver/app >&2
-    echo "web.sh: run 'bash scripts/web.sh --update' and commit internal/web/dist and internal/mcpserver/app" >&2
+    git status --short -- internal/web/dist internal/mcpserver/app e2e/apphost/testdata >&2
+    echo "web.sh: run 'bash scripts/web.sh --update' and commit internal/web/dist, internal/mcpserver/app and e2e/apphost/testdata" >&2
     exit 1
   fi
 fi

@@ -5,9 +5,9 @@
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
-const dir = '.review-build';
-const out = '../internal/mcpserver/app/review.html';
-let html = readFileSync(join(dir, 'review.html'), 'utf8');
+// node inline.mjs [BUILD_DIR PAGE OUT]: the test host page uses the same folding.
+const [dir, page, out] = process.argv.length > 4 ? process.argv.slice(2, 5) : ['.review-build', 'review.html', '../internal/mcpserver/app/review.html'];
+let html = readFileSync(join(dir, page), 'utf8');
 
 // Text inside <script> must not close the element early ("<\/script" means
 // the same in JS strings and regular expressions); "<!--" with "<script"

@@ -5,11 +5,14 @@ import { defineConfig } from 'vite';
 // then inline.mjs folds the one script and the one stylesheet into a single
 // self-contained HTML document at internal/mcpserver/app/review.html, which
 // is committed and embedded in the binary (a host loads it with no network).
-export default defineConfig({
+//
+// `--mode host` builds the test host page the same way (apphost.html →
+// src/app-host/, inlined into e2e/apphost/testdata/host.html).
+export default defineConfig(({ mode }) => ({
   base: './',
   oxc: { jsx: { runtime: 'automatic', importSource: 'preact' } },
   build: {
-    outDir: '.review-build',
+    outDir: mode === 'host' ? '.apphost-build' : '.review-build',
     emptyOutDir: true,
     target: 'es2022',
     sourcemap: false,
@@ -18,7 +21,7 @@ export default defineConfig({
     modulePreload: { polyfill: false },
     chunkSizeWarningLimit: 1000,
     rolldownOptions: {
-      input: 'review.html',
+      input: mode === 'host' ? 'apphost.html' : 'review.html',
       output: {
         codeSplitting: false,
         entryFileNames: 'assets/[name].js',
@@ -27,4 +30,4 @@ export default defineConfig({
       },
     },
   },
-});
+}));

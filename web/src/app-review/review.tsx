@@ -83,6 +83,14 @@ export function Review({ app }: { app: App }) {
     };
     app.ontoolcancelled = () => setStatus('The tool call was cancelled.');
     app.onhostcontextchanged = (ctx) => ctx.theme && applyDocumentTheme(ctx.theme);
+    if (window.parent === window) {
+      // Opened on its own (a browser tab, a preview): there is no host to talk to.
+      setStatus(
+        "This is Ripple's MCP App: an MCP host (Claude, ChatGPT, VS Code, Goose…) shows it beside the chat " +
+          'when impact_analysis, lineage_diff or render_lineage_mermaid returns.',
+      );
+      return;
+    }
     app.connect().then(
       () => {
         const theme = app.getHostContext()?.theme;
@@ -92,10 +100,11 @@ export function Review({ app }: { app: App }) {
     );
   }, [app]);
 
-  // The graph: the opened lineage_diff, else one fetched for the changed models.
+  // The graph: the opened lineage_diff, else the changed models' lineage from
+  // the app-only ui_lineage (lineage_diff without the agents' node cap).
   useEffect(() => {
     if (view !== 'lineage' || lineage || !opened) return;
-    callTool(app, 'lineage_diff', { view_mode: 'changed_models' }).then(
+    callTool(app, 'ui_lineage', { view_mode: 'changed_models' }).then(
       (j) => setLineage(parseLineage(j)),
       (e: Error) => setLineageError(e.message),
     );
@@ -177,7 +186,7 @@ function ModelRow({ m, open }: { m: ImpactModel; open: (id: string) => void }) {
   if (m.nextAction) reasons.push(`next: ${m.nextAction.tool} — ${m.nextAction.reason}`);
   const rows =
     m.rowsBase !== null || m.rowsCurrent !== null
-      ? `rows ${fmtNum(m.rowsBase)} → ${fmtNum(m.rowsCurrent)}${m.rowsDeltaPct !== null ? ` (${fmtDeltaPct(m.rowsDeltaPct)})` : ''}`
+      ? `rows ${m.rowsBase === null ? '—' : fmtNum(m.rowsBase)} → ${m.rowsCurrent === null ? '—' : fmtNum(m.rowsCurrent)}${m.rowsDeltaPct !== null ? ` (${fmtDeltaPct(m.rowsDeltaPct)})` : ''}`
       : m.rowsNote
         ? `rows: ${m.rowsNote}`
         : '';
