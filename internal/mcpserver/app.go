@@ -111,3 +111,15 @@ func addAppOps(r *ops.Registry) {
 		return ops.LineageDiffUncapped(ctx, sess, in)
 	})
 }
+
+// modelTools leaves the app-only tools out of a list of tool names meant
+// for the model (get_server_info's tools).
+func modelTools(names []string) []string {
+	out := names[:0:0]
+	for _, n := range names {
+		if !appOnly(n) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
