@@ -14,6 +14,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -366,5 +367,24 @@ func TestReviewAppStandalone(t *testing.T) {
 	}
 	if got := b.textOf(b.ctx, "main p"); got != standaloneText {
 		t.Errorf("status = %q", got)
+	}
+}
+
+// TestReviewAppShowsTheCodeChange: when get_model's answer carries
+// code_change.summary (the host page adds one here), the model's detail
+// shows it above the columns.
+func TestReviewAppShowsTheCodeChange(t *testing.T) {
+	ts := server(t)
+	b := newBrowser(t)
+	const summary = "adds full_name (first_name || ' ' || last_name)"
+	_, err := chromedp.Run(b.ctx, chromedp.Navigate(ts.URL+"/?tool=impact_analysis&code_change="+url.QueryEscape(summary)))
+	b.check("opening the host", err)
+	b.waitHost("result sent")
+	app := b.appFrame()
+	b.textOf(app, `li.rv-model[data-model=customers] button`)
+	_, err = chromedp.Run(app, chromedp.Click(chromedp.CSS(`li.rv-model[data-model=customers] button`)))
+	b.check("opening customers", err)
+	if got := b.textOf(app, `[data-testid=code-change]`); got != summary {
+		t.Errorf("code change = %q, want %q", got, summary)
 	}
 }

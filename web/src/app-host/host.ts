@@ -78,6 +78,19 @@ async function main() {
   };
   document.getElementById('frame')!.append(iframe);
   await bridge.connect(new PostMessageTransport(iframe.contentWindow!, iframe.contentWindow!));
+  // ?code_change=TEXT (set after connect, which installs the plain
+  // forwarding): get_model answers carry code_change.summary (a field
+  // get_model gains on another branch), so the test can see the app show it.
+  const codeChange = q.get('code_change');
+  if (codeChange) {
+    bridge.oncalltool = async (params) => {
+      const res = await client.callTool(params);
+      if (params.name === 'get_model' && res.structuredContent) {
+        (res.structuredContent as Record<string, unknown>).code_change = { summary: codeChange };
+      }
+      return res;
+    };
+  }
   iframe.srcdoc = content.text as string;
 }
 
