@@ -86,6 +86,7 @@ func (s *Server) mcpOnlyOps() *ops.Registry {
 	}, func(ctx context.Context, _ *ops.Session, in *SetBackendInput) (*SetBackendResult, error) {
 		return s.setBackend(ctx, in)
 	})
+	addAppOps(r)
 	return r
 }
 
@@ -95,7 +96,7 @@ func (s *Server) info(ctx context.Context) *ServerInfo {
 		Mode: "local", AdapterType: "dbt", ServerMode: string(s.mode), Toolsets: s.toolsets,
 		ProjectDir: paths.ProjectDir, TargetPath: paths.TargetPath, TargetBasePath: paths.TargetBasePath,
 		CurrentDir: absOr(paths.CurrentDir()), BaseDir: absOr(paths.BaseDir()),
-		SupportTasks: map[string]bool{}, Tools: s.toolNames(), Version: s.version, BaseStatus: "unknown",
+		SupportTasks: map[string]bool{}, Tools: modelTools(s.toolNames()), Version: s.version, BaseStatus: "unknown",
 	}
 	hasWarehouse := s.sess.Config().OpenWarehouse != nil
 	for task, opName := range supportTasks() {

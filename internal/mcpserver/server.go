@@ -163,6 +163,7 @@ func New(ctx context.Context, o Options) (*Server, error) {
 	s.mcp.AddReceivingMiddleware(s.middleware, validateLogLevel, cancelWithRequest)
 	s.registerTools(single)
 	s.registerResources()
+	s.registerApp()
 	s.registerPrompts()
 	s.registerFixtures()
 	return s, nil
@@ -247,13 +248,21 @@ func (s *Server) toolFor(op *ops.Op, single bool) *mcp.Tool {
 		// creating a check is idempotent on type and params.
 		ann.IdempotentHint = op.Name == "create_check" || op.Name == "set_backend"
 	}
+	out := wireOutputSchema(op.OutputSchema(), op.OutputType())
+	if appOnly(op.Name) {
+		// Only the review app reads it (the shape of lineage_diff's result,
+		// whose schema is published there); hosts without the Apps
+		// extension still list the tool, so it stays small.
+		out = nil
+	}
 	// No title: it would repeat the name for every tool of tools/list.
 	return &mcp.Tool{
 		Name:         op.Name,
 		Description:  desc,
 		InputSchema:  wireInputSchema(op.InputSchema()),
-		OutputSchema: wireOutputSchema(op.OutputSchema(), op.OutputType()),
+		OutputSchema: out,
 		Annotations:  ann,
+		Meta:         toolMeta(op.Name),
 	}
 }
 
@@ -420,7 +429,11 @@ func (s *Server) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 				}
 			}
 		}
-		return next(ctx, method, req)
+		res, err = next(ctx, method, req)
+		if method == "tools/list" && err == nil {
+			withoutAppOnly(req, res)
+		}
+		return res, err
 	}
 }
 

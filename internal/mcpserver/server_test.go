@@ -20,7 +20,9 @@ import (
 	"github.com/ripple-data/ripple/internal/ops"
 )
 
-var protocolVersions = []string{"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"}
+// protocolVersions are every version served: the four handshake-era ones
+// (initialize) and the stateless 2026-07-28 (server/discover).
+var protocolVersions = []string{"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"}
 
 func TestNegotiatesEveryProtocolVersion(t *testing.T) {
 	h := newHarness(t, ops.Default(), fixturePaths(t), ModeServer)
@@ -550,7 +552,7 @@ func TestResourcesAndPrompts(t *testing.T) {
 		uris = append(uris, r.URI)
 	}
 	slices.Sort(uris)
-	if want := []string{URIERD, URILineageGraph, URIProjectSummary}; !slices.Equal(uris, want) {
+	if want := []string{URIERD, URILineageGraph, URIProjectSummary, URIReviewApp}; !slices.Equal(uris, want) {
 		t.Errorf("resources = %v", uris)
 	}
 	tl, err := cs.ListResourceTemplates(ctx, nil)

@@ -177,7 +177,11 @@ async function fetchLineage(f: LineageFilter): Promise<LineageGraph> {
   if (f.select) args.select = f.select;
   if (f.exclude) args.exclude = f.exclude;
   if (f.packages?.length) args.packages = f.packages;
-  const j = await post('/api/ui/lineage', args);
+  return parseLineage(await post('/api/ui/lineage', args));
+}
+
+/** Parses a lineage_diff result (also handed to the MCP App by its host). */
+export function parseLineage(j: Json): LineageGraph {
   const nodes = records(frame(j.nodes)).map((r): LineageNode => {
     const changeStatus = (r.change_status as ChangeStatus | null) ?? null;
     const impacted = r.impacted as boolean;
@@ -227,6 +231,8 @@ export interface ModelSide {
 export interface ModelDetail {
   base: ModelSide | null;
   current: ModelSide | null;
+  /** get_model's code_change.summary, when the server gives one */
+  codeChangeSummary?: string;
 }
 
 function modelSide(s: Json): ModelSide | null {
@@ -246,8 +252,15 @@ function modelSide(s: Json): ModelSide | null {
 }
 
 export async function getModel(id: string): Promise<ModelDetail> {
-  const j = await callOp('get_model', { model_id: id });
-  return { base: modelSide(j.model?.base), current: modelSide(j.model?.current) };
+  return parseModel(await callOp('get_model', { model_id: id }));
+}
+
+/** Parses a get_model result. */
+export function parseModel(j: Json): ModelDetail {
+  const cc = j.code_change ?? j.model?.code_change;
+  const d: ModelDetail = { base: modelSide(j.model?.base), current: modelSide(j.model?.current) };
+  if (typeof cc?.summary === 'string' && cc.summary) d.codeChangeSummary = cc.summary;
+  return d;
 }
 
 export interface RowInput {
@@ -517,7 +530,11 @@ export interface Impact {
 export async function impactAnalysis(): Promise<Impact> {
   // detail=full: the compact default shortens verified-unchanged models to
   // a row without unique_id or row counts, and drops the column-lineage evidence.
-  const j = await callOp('impact_analysis', { detail: 'full' });
+  return parseImpact(await callOp('impact_analysis', { detail: 'full' }));
+}
+
+/** Parses an impact_analysis result (full or compact). */
+export function parseImpact(j: Json): Impact {
   const models = (j.confirmed_impacted_models ?? []).map(
     (m: Json): ImpactModel => ({
       name: m.name,
