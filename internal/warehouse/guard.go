@@ -68,6 +68,9 @@ func (g *guarded) Query(ctx context.Context, sql string, opts QueryOptions) (*Re
 	if opts.MaxCellBytes == 0 {
 		opts.MaxCellBytes = g.limits.MaxCellBytes
 	}
+	if b := ResultBudget(ctx); b > 0 && (opts.MaxBytes <= 0 || opts.MaxBytes > b) {
+		opts.MaxBytes = b
+	}
 	timeout := g.limits.EffectiveTimeout()
 	if timeout <= 0 {
 		return g.Conn.Query(ctx, stmt, opts)
