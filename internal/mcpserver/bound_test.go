@@ -257,3 +257,35 @@ func procKB(t *testing.T, field string) int64 {
 	t.Fatalf("%s not in /proc/self/status", field)
 	return 0
 }
+
+// FuzzBoundReply: whatever JSON a result holds, boundReply returns valid
+// JSON within the cap, or an error; under the cap it changes nothing.
+func FuzzBoundReply(f *testing.F) {
+	f.Add(`{"columns":[],"data":[[1,"a"],[2,"b"]],"more":false}`, int64(120))
+	f.Add(`{"base":{"columns":[],"data":[[1]],"more":false},"current":{"columns":[],"data":[],"more":true}}`, int64(300))
+	f.Add(`[1,2,3]`, int64(10))
+	f.Fuzz(func(t *testing.T, in string, maxBytes int64) {
+		if !json.Valid([]byte(in)) {
+			return
+		}
+		data, err := encodeJSON(json.RawMessage(in))
+		if err != nil {
+			return
+		}
+		out, err := boundReply(data, maxBytes)
+		if err != nil {
+			return
+		}
+		if !json.Valid(out) {
+			t.Fatalf("invalid JSON out of %q", in)
+		}
+		if maxBytes >= 0 && wireBytes(out) > maxBytes {
+			t.Fatalf("%d bytes on the wire over the cap %d", wireBytes(out), maxBytes)
+		}
+		if maxBytes < 0 || wireBytes(data) <= maxBytes {
+			if string(out) != string(data) {
+				t.Fatalf("a result within the cap was changed")
+			}
+		}
+	})
+}
