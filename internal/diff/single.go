@@ -103,7 +103,11 @@ func CurrentRowCount(ctx context.Context, env Env, in RowCountDiffInput) (*RowCo
 			return nil, err
 		}
 		if c.CurrentMeta.Status == StatusNotInManifest {
-			c.CurrentMeta.Message += env.suggestName(name)
+			if b, _ := findNode(env.manifest(Base), name); b != nil {
+				c.CurrentMeta.Message += " (it is in base: the change removes it)"
+			} else {
+				c.CurrentMeta.Message += env.suggestName(name)
+			}
 		}
 		res.Models[name] = c
 	}
