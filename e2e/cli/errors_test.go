@@ -145,7 +145,7 @@ func TestJSONStdoutIsOnlyJSON(t *testing.T) {
 		{"-v", "impact-analysis", "--json"},
 		{"--verbose", "value-diff", "--model", "orders", "--primary-key", "order_id", "--json"},
 		{"-v", "lineage-diff", "--json"},
-		{"-v", "--target-base-path", "no-such-base", "row-count-diff", "orders", "--json"}, // single-env warning
+		{"-v", "--single-env", "--target-base-path", "no-such-base", "row-count-diff", "orders", "--json"}, // single-env warning
 	} {
 		r := ripple(t, args...)
 		if r.code != 0 {

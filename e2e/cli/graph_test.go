@@ -136,7 +136,7 @@ func TestLineageDiff(t *testing.T) {
 	})
 	t.Run("single environment", func(t *testing.T) {
 		t.Parallel()
-		out := rippleJSON(t, "--target-base-path", "no-such-base", "lineage-diff")
+		out := rippleJSON(t, "--single-env", "--target-base-path", "no-such-base", "lineage-diff")
 		if !boolean(t, out, "single_env") || str(t, out, "_warning") == "" || integer(t, out, "changed_count") != 0 {
 			t.Errorf("single_env %v, _warning %q, changed_count %v; want true, a warning, 0", out["single_env"], out["_warning"], out["changed_count"])
 		}

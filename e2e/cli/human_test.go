@@ -23,12 +23,14 @@ import (
 // human text checked from the day it is added.
 var humanArgs = map[string][]string{
 	"row-count-diff":         {"orders", "customers"},
+	"row-count":              {"orders", "customers"},
 	"schema-diff":            nil,
 	"query":                  {"--sql-template", "select * from {{ ref('orders') }}"},
 	"query-diff":             {"--sql-template", "select order_id, amount from {{ ref('orders') }}", "--primary-keys", "order_id"},
 	"value-diff":             {"--model", "orders", "--primary-key", "order_id"},
 	"value-diff-detail":      {"--model", "orders", "--primary-key", "order_id"},
 	"profile-diff":           {"--model", "orders"},
+	"profile":                {"--model", "orders"},
 	"top-k-diff":             {"--model", "orders", "--column-name", "status"},
 	"histogram-diff":         {"--model", "orders", "--column-name", "amount"},
 	"lineage-diff":           nil,

@@ -74,6 +74,9 @@ type Globals struct {
 	StateFile             string
 	JSON                  bool
 	Verbose               bool
+	// SingleEnv lets the comparing commands run without base artifacts
+	// (base = current, every result carries the single-env warning).
+	SingleEnv bool
 	// Limits (issue #19; docs/security.md lists them all).
 	StatementTimeout time.Duration
 	MaxResultBytes   int64
@@ -221,6 +224,7 @@ func (g *Globals) bindFlags(pf *pflag.FlagSet) {
 	pf.IntVar(&g.Runs.MaxRuns, "max-runs", checks.DefaultMaxRuns, "keep at most this many runs in memory and in the state file, oldest dropped first (every check's last run is kept; negative: no bound)")
 	pf.Int64Var(&g.Runs.MaxRunBytes, "max-run-bytes", checks.DefaultMaxRunBytes, "keep at most about this many bytes of run results, oldest dropped first (negative: no bound)")
 	pf.StringSliceVar(&g.AllowedDirs, "allow-dir", nil, "directories besides the project's that file inputs (compare-observed) may be read from")
+	pf.BoolVar(&g.SingleEnv, "single-env", false, "allow comparing commands without base artifacts (target-base/): base is current, every result carries the single-environment warning; without it they exit 4 and say how to build the base")
 	pf.BoolVar(&g.JSON, "json", false, "print the result as JSON (stdout carries only the result)")
 	pf.BoolVarP(&g.Verbose, "verbose", "v", false, "log details to stderr")
 }
@@ -320,6 +324,11 @@ func opCommand(g *Globals, ios IOStreams, op *ops.Op) *cobra.Command {
 		if ios.ErrTTY && !g.JSON {
 			ctx = ops.WithProgress(ctx, ttyProgress(ios.ErrOut))
 			defer fmt.Fprint(ios.ErrOut, "\r\033[K")
+		}
+		if comparing(op) {
+			if err := g.requireBase(ctx, s); err != nil {
+				return err
+			}
 		}
 		out, err := op.CallJSON(ctx, s, raw)
 		if err != nil {

@@ -60,8 +60,28 @@ const exitCodesHelp = "Exit codes:\n" +
 	"     sql-lineage: the lineage is opaque; the result is still printed)\n" +
 	"  2  usage: a flag, argument or parameter is wrong, or a model, column, selector or check names\n" +
 	"     nothing or more than one node (run: bad ripple.yml; check-base: no base artifacts)\n" +
-	"  4  impact-analysis, summary, run: warehouse steps failed; the result is still printed\n" +
+	"  4  the data could not be checked: no base artifacts for a comparing command (without --single-env);\n" +
+	"     impact-analysis, summary, run: warehouse steps failed, the result is still printed\n" +
 	"     (--allow-partial exits 0 when only some failed, never when all did)"
+
+// comparing reports whether op compares base with current: the diff tools,
+// and the summary and lineage diagram built on the impact analysis.
+func comparing(op *ops.Op) bool {
+	return op.DiffTool || op.Name == "summary" || op.Name == "render_lineage_mermaid"
+}
+
+// requireBase refuses a comparison without base artifacts unless
+// --single-env asked for one: without it, a CI job that forgot to build the
+// base would pass on "nothing changed". It says so before anything else runs
+// and exits exitDataSteps ("the data could not be checked"). An artifact
+// load error is left to the operation, which explains it.
+func (g *Globals) requireBase(ctx context.Context, s *ops.Session) error {
+	p, err := s.Project(ctx)
+	if err != nil || !p.SingleEnv || g.SingleEnv {
+		return nil
+	}
+	return &ExitError{Code: exitDataSteps, Err: dbt.NoBaseError(p.Paths, "--single-env")}
+}
 
 // dataStepOps are the operations whose result says which warehouse steps
 // failed; they exit exitDataSteps when steps failed.

@@ -139,7 +139,7 @@ func TestVersionFlag(t *testing.T) {
 
 func TestHelpListsExitCodes(t *testing.T) {
 	r := runCLI(t, "--help")
-	for _, want := range []string{"Exit codes:", "  2  usage", "  4  impact-analysis, summary, run: warehouse steps failed"} {
+	for _, want := range []string{"Exit codes:", "  2  usage", "  4  the data could not be checked: no base artifacts", "impact-analysis, summary, run: warehouse steps failed"} {
 		if !strings.Contains(r.out, want) {
 			t.Errorf("help lacks %q:\n%s", want, r.out)
 		}

@@ -24,6 +24,7 @@ func newMCPCommand(g *Globals, ios IOStreams, reg *ops.Registry) *cobra.Command 
 		origins, toolsets                []string
 		maxSessions                      int
 		sessionIdle                      time.Duration
+		maxReplyBytes                    int64
 	)
 	cmd := &cobra.Command{
 		Use:   "mcp",
@@ -74,7 +75,8 @@ func newMCPCommand(g *Globals, ios IOStreams, reg *ops.Registry) *cobra.Command 
 				Logger:        logger,
 			})
 			defer sess.Close()
-			srv, err := mcpserver.New(c.Context(), mcpserver.Options{Registry: reg, Session: sess, Mode: m, Toolsets: toolsets, Version: Version, Logger: logger})
+			srv, err := mcpserver.New(c.Context(), mcpserver.Options{Registry: reg, Session: sess, Mode: m, Toolsets: toolsets, Version: Version, Logger: logger,
+				MaxReplyBytes: maxReplyBytes})
 			if err != nil {
 				return usageError{err}
 			}
@@ -98,6 +100,7 @@ func newMCPCommand(g *Globals, ios IOStreams, reg *ops.Registry) *cobra.Command 
 	f.DurationVar(&sessionIdle, "session-idle-timeout", mcpserver.DefaultSessionIdleTimeout, "close an HTTP session that sent no request for this long (negative: never)")
 	f.StringSliceVar(&origins, "allowed-origins", nil, "browser origins allowed besides loopback (scheme://host:port)")
 	f.StringVar(&mode, "mode", envOr("RIPPLE_MCP_MODE", "server"), "server (all tools), preview (no warehouse queries) or read-only (preview without check writes) (env RIPPLE_MCP_MODE)")
+	f.Int64Var(&maxReplyBytes, "max-reply-bytes", mcpserver.DefaultMaxReplyBytes, "cap each tool result at about this many bytes on the wire, text and structured content together (rows beyond it are cut, with truncated: true and a hint; negative: none)")
 	f.StringVar(&logFile, "log-file", "", "append logs to this file instead of stderr")
 	f.StringSliceVar(&toolsets, "toolsets", splitList(os.Getenv("RIPPLE_TOOLSETS")),
 		"tools to serve: recce (default; the peer's 20), checks, review, lineage, static, or all; comma-separated (env RIPPLE_TOOLSETS)")

@@ -10,7 +10,7 @@ import (
 func TestMCPToolsets(t *testing.T) {
 	p := build(t, noChange)
 	r := p.ripple(t, "mcp", "--toolsets", "recce,statics")
-	if r.code != 2 || !strings.Contains(r.err, `unknown toolset "statics": use all, checks, lineage, recce, review, static`) {
+	if r.code != 2 || !strings.Contains(r.err, `unknown toolset "statics": use all, checks, current, lineage, recce, review, static`) {
 		t.Errorf("--toolsets recce,statics: exit %d\n%s", r.code, r.err)
 	}
 	t.Setenv("RIPPLE_TOOLSETS", "nope")

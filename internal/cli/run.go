@@ -72,6 +72,9 @@ func runChecks(ctx context.Context, g *Globals, ios IOStreams, o *runOptions) er
 	if err != nil {
 		return &ExitError{Code: exitUsage, Err: err}
 	}
+	if err := g.requireBase(ctx, s); err != nil {
+		return err
+	}
 	store, err := s.Checks(ctx)
 	if err != nil {
 		return &ExitError{Code: exitUsage, Err: err}

@@ -79,6 +79,14 @@ func serveUI(ctx context.Context, g *Globals, ios IOStreams, reg *ops.Registry, 
 	if !web.IsLoopbackHost(o.Host) && token == "" {
 		return usageError{fmt.Errorf("--host %s is not a loopback address: set %s to a secret token first (anyone who can reach the port could otherwise read your project)", o.Host, TokenEnv)}
 	}
+	// Refuse to start on a folder the other commands refuse, with their
+	// message, rather than serve a review of nothing (dates of 0001-01-01).
+	if _, err := s.Project(ctx); err != nil {
+		return err
+	}
+	if err := g.requireBase(ctx, s); err != nil {
+		return err
+	}
 	if !o.ReadOnly {
 		if err := applyPresets(ctx, s, g.ProjectDir, o.Config); err != nil {
 			return err

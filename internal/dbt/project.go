@@ -3,6 +3,7 @@ package dbt
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -56,6 +57,21 @@ type Project struct {
 // SingleEnvWarning is attached to results that compare environments when
 // there is no base build.
 const SingleEnvWarning = "Base environment not configured — comparisons show no changes. Run `dbt docs generate --target-path target-base` to enable diffing."
+
+// ErrNoBase is the error of a command that compares base with current run
+// without base artifacts (and without single-environment mode asked for).
+var ErrNoBase = errors.New("no base artifacts")
+
+// NoBaseError says that the base build is missing, why that stops a
+// comparison, and how to fix it: build the base, or ask for
+// single-environment mode with flag (e.g. "--single-env").
+func NoBaseError(p Paths, flag string) error {
+	p = p.WithDefaults()
+	return fmt.Errorf("%w: %s does not exist, so there is no base build to compare the current one with and the data could not be checked. "+
+		"Build the base from the main branch (git switch main && dbt run --target prod && dbt docs generate --target prod --target-path %s), "+
+		"or point --target-base-path at it; to review the current build alone, pass %s",
+		ErrNoBase, filepath.Join(p.BaseDir(), ManifestFile), p.TargetBasePath, flag)
+}
 
 // LoadProject reads both builds. A missing current manifest is an error; a
 // missing base directory or manifest puts the project in single-environment mode.

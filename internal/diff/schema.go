@@ -64,6 +64,7 @@ type SchemaDiffResult struct {
 	// Changes is the same frame, for Go callers.
 	Changes  *frame.Frame   `json:"-"`
 	Coverage SchemaCoverage `json:"schema_coverage" jsonschema:"what was compared"`
+	Warning  string         `json:"_warning,omitempty" jsonschema:"single-env notice"`
 }
 
 // Mismatch is the CI verdict: true when a column was added, removed or
@@ -222,7 +223,7 @@ func SchemaDiff(_ context.Context, env Env, in SchemaDiffInput) (*SchemaDiffResu
 			cov.More = true
 		}
 	}
-	return &SchemaDiffResult{Frame: f, Changes: f, Coverage: cov}, nil
+	return &SchemaDiffResult{Frame: f, Changes: f, Coverage: cov, Warning: env.warning()}, nil
 }
 
 func catalogColumns(e *dbt.Env, id string) []*dbt.CatalogColumn {

@@ -50,6 +50,9 @@ func frameType(k dialect.Kind) string {
 }
 
 // toFrame converts a warehouse result into a frame.
+// RowsCutHint tells a reader of a cut result how to get the rest.
+const RowsCutHint = "rows were cut at the row or byte cap; to see the rest, narrow the query: a WHERE on the rows you need, fewer or shorter columns, an aggregate, or ORDER BY … LIMIT/OFFSET pages"
+
 func toFrame(r *warehouse.Result, limit int) *frame.Frame {
 	f := &frame.Frame{Columns: make([]frame.Column, len(r.Columns)), Data: make([][]any, 0, len(r.Rows))}
 	kinds := make([]warehouse.Kind, len(r.Columns))
@@ -73,6 +76,9 @@ func toFrame(r *warehouse.Result, limit int) *frame.Frame {
 		f.Limit = &l
 	}
 	f.More, f.Truncated, f.Bytes = r.More, r.Truncated, r.Bytes
+	if r.More {
+		f.Hint = RowsCutHint
+	}
 	if r.Total != nil {
 		t := *r.Total
 		f.TotalRowCount = &t

@@ -37,8 +37,10 @@ type Frame struct {
 	// TotalRowCount is the full row count when known.
 	TotalRowCount *int64 `json:"total_row_count" jsonschema:"rows before the cap, or null"`
 	// Truncated and Bytes report the result byte cap (warehouse results).
-	Truncated bool  `json:"truncated,omitempty" jsonschema:"cut at --max-result-bytes/--max-cell-bytes (more is then true)"`
+	Truncated bool  `json:"truncated,omitempty" jsonschema:"cut at a byte cap"`
 	Bytes     int64 `json:"bytes,omitempty" jsonschema:"approx. JSON bytes of data"`
+	// Hint says how to get the rows left out, when rows were cut.
+	Hint string `json:"hint,omitempty" jsonschema:"to get cut rows"`
 }
 
 // New returns an empty frame with the given (key, type) columns; the

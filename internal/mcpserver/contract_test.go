@@ -297,7 +297,7 @@ func contractCases() []contractCase {
 			if !slices.Equal(keysOf(tasks), want) {
 				t.Errorf("support_tasks keys = %v, want the peer's %v", keysOf(tasks), want)
 			}
-			for _, k := range []string{"query", "query_base", "query_diff", "row_count_diff", "value_diff", "change_analysis"} {
+			for _, k := range []string{"query", "query_base", "query_diff", "row_count_diff", "value_diff", "change_analysis", "row_count", "profile"} {
 				if tasks[k] != true {
 					t.Errorf("support_tasks[%s] = %v", k, tasks[k])
 				}

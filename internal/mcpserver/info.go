@@ -63,8 +63,9 @@ func supportTasks() map[string]string {
 		"query": "query", "query_base": "query", "query_diff": "query_diff", "value_diff": "value_diff",
 		"value_diff_detail": "value_diff_detail", "profile_diff": "profile_diff", "row_count_diff": "row_count_diff",
 		"top_k_diff": "top_k_diff", "histogram_diff": "histogram_diff", "change_analysis": "get_cll",
-		// Single-environment tasks Ripple does not have.
-		"profile": "", "row_count": "", "profile_distribution": "",
+		"profile": "profile", "row_count": "row_count",
+		// The peer's DuckDB-only inline profile, which Ripple does not have.
+		"profile_distribution": "",
 	}
 }
 
@@ -99,9 +100,12 @@ func (s *Server) info(ctx context.Context) *ServerInfo {
 		SupportTasks: map[string]bool{}, Tools: modelTools(s.toolNames()), Version: s.version, BaseStatus: "unknown",
 	}
 	hasWarehouse := s.sess.Config().OpenWarehouse != nil
+	// A task is runnable when its operation is, as a tool or as a check
+	// type (create_check/run_check take any operation of the registry,
+	// whichever toolsets are served).
 	for task, opName := range supportTasks() {
-		op, ok := s.lookup(opName)
-		info.SupportTasks[task] = ok && (!op.Warehouse || hasWarehouse)
+		op, ok := s.reg.Get(opName)
+		info.SupportTasks[task] = ok && op.Name == opName && s.modeAllows(op) && (!op.Warehouse || hasWarehouse)
 	}
 	if s.mode == ModeServer {
 		if c, err := s.sess.Warehouse(ctx); err == nil {

@@ -6,9 +6,7 @@
 package mcpserver
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -76,6 +74,11 @@ type Options struct {
 	Version  string
 	// Logger receives server logs (stderr or a file, never stdout).
 	Logger *slog.Logger
+	// MaxReplyBytes caps each tool result on the wire (text content and
+	// structuredContent together): 0 means DefaultMaxReplyBytes, a negative
+	// value no cap. Warehouse queries stop reading rows at half of it, and
+	// rows of larger results are cut (see boundReply).
+	MaxReplyBytes int64
 }
 
 // Server is Ripple's MCP server.
@@ -86,7 +89,9 @@ type Server struct {
 	mode    Mode
 	version string
 	log     *slog.Logger
-	mcp     *mcp.Server
+	// maxReply is the resolved reply cap (-1: none).
+	maxReply int64
+	mcp      *mcp.Server
 	// toolsets are the toolsets served and inToolset their tools.
 	toolsets  []string
 	inToolset map[string]bool
@@ -128,7 +133,8 @@ func New(ctx context.Context, o Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{reg: o.Registry, sess: o.Session, mode: mode, version: o.Version, log: o.Logger, toolsets: o.Toolsets, inToolset: inToolset}
+	s := &Server{reg: o.Registry, sess: o.Session, mode: mode, version: o.Version, log: o.Logger, toolsets: o.Toolsets, inToolset: inToolset,
+		maxReply: maxReply(o.MaxReplyBytes)}
 	s.extra = s.mcpOnlyOps()
 	for _, op := range s.extra.Ops() {
 		if _, clash := s.reg.Get(op.Name); clash {
@@ -283,11 +289,12 @@ func (s *Server) handler(op *ops.Op) mcp.ToolHandler {
 				})
 			})
 		}
-		out, err := op.Call(ops.WithAgentTrigger(ctx), s.sess, in)
+		qctx := warehouse.WithResultBudget(ops.WithAgentTrigger(ctx), resultBudget(s.maxReply))
+		out, err := op.Call(qctx, s.sess, in)
 		if err != nil {
 			return s.toolError(ctx, req, op, err, start), nil
 		}
-		res, err := structuredResult(out)
+		res, err := structuredResult(out, s.maxReply)
 		if err != nil {
 			return s.toolError(ctx, req, op, err, start), nil
 		}
@@ -312,23 +319,6 @@ func (s *Server) refreshSingleEnv(ctx context.Context) {
 		s.log.Info("single-environment mode changed after a rebuild", "single_env", p.SingleEnv)
 		s.registerTools(p.SingleEnv)
 	}
-}
-
-// structuredResult returns out as structuredContent plus the same compact
-// JSON as text, for clients that read only content.
-func structuredResult(out any) (*mcp.CallToolResult, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(out); err != nil {
-		return nil, fmt.Errorf("encoding the result: %w", err)
-	}
-	data := bytes.TrimRight(buf.Bytes(), "\n")
-	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(data)}}}
-	if len(data) > 0 && data[0] == '{' {
-		res.StructuredContent = json.RawMessage(data)
-	}
-	return res, nil
 }
 
 // toolError turns an operation failure into an isError result, explaining

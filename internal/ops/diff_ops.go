@@ -49,7 +49,29 @@ func addDiff[In, Out any](r *Registry, spec Spec, run func(context.Context, diff
 	})
 }
 
+// addCurrent registers a warehouse operation of the current environment
+// alone (no base needed, so not a diff tool).
+func addCurrent[In, Out any](r *Registry, spec Spec, run func(context.Context, diff.Env, In) (*Out, error)) {
+	spec.Warehouse = true
+	Add(r, spec, func(ctx context.Context, s *Session, in *In) (*Out, error) {
+		env, err := diffEnv(ctx, s, true)
+		if err != nil {
+			return nil, err
+		}
+		return run(ctx, env, *in)
+	})
+}
+
 func addDiffOps(r *Registry) {
+	addCurrent(r, Spec{Name: "row_count", RunBacked: true, Title: "Row count", Positional: "node_names",
+		Description: "Row counts in current only (no base needed): {<model>: {curr, curr_meta}, run_id}; a null count's curr_meta.status says why, " +
+			"as in row_count_diff."},
+		diff.CurrentRowCount)
+	addCurrent(r, Spec{Name: "profile", RunBacked: true, Title: "Profile",
+		Description: "Profile a model's columns in current only (no base needed): {current: DataFrame}, one row per column with " +
+			"row_count, not_null_proportion, distinct_proportion, distinct_count, is_unique, min, max, avg, median (as profile_diff)."},
+		diff.CurrentProfile)
+
 	addDiff(r, Spec{Name: "row_count_diff", RunBacked: true, Title: "Row count diff", Positional: "node_names",
 		Description: "Row counts in base and current: {<model>: {base, curr, base_meta, curr_meta}, run_id}. A null count's *_meta.status says why: " +
 			"not_in_manifest, unsupported_resource_type, unsupported_materialization, permission_denied or table_not_found (stale " +

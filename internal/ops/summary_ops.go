@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/ripple-data/ripple/internal/checks"
+	"github.com/ripple-data/ripple/internal/dbt"
 	"github.com/ripple-data/ripple/internal/impact"
 	"github.com/ripple-data/ripple/internal/warehouse"
 )
@@ -17,6 +18,7 @@ type SummaryResult struct {
 	Markdown  string             `json:"markdown" jsonschema:"the PR comment as Markdown, with a Mermaid lineage block"`
 	DataSteps string             `json:"data_steps" jsonschema:"ok, partial (some warehouse steps failed; errors lists them) or failed (steps failed and nothing was measured, e.g. the warehouse could not be opened); the Markdown opens with the failures"`
 	Errors    []impact.StepError `json:"errors" jsonschema:"the warehouse steps that failed, as impact_analysis reports them"`
+	Warning   string             `json:"_warning,omitempty" jsonschema:"single-env notice"`
 }
 
 func addSummaryOps(r *Registry) {
@@ -65,7 +67,11 @@ func Summary(ctx context.Context, s *Session, in impact.Input) (*SummaryResult, 
 		warnings = warehouse.Warnings(c)
 	}
 	md := impact.Markdown(impact.SummaryInput{Comparison: deps.Comparison, Impact: res, Checks: list, WarehouseWarnings: warnings})
-	return &SummaryResult{Markdown: md, DataSteps: res.DataSteps(), Errors: res.Errors}, nil
+	out := &SummaryResult{Markdown: md, DataSteps: res.DataSteps(), Errors: res.Errors}
+	if deps.Comparison.Project.SingleEnv {
+		out.Warning = dbt.SingleEnvWarning
+	}
+	return out, nil
 }
 
 func summaryCheck(c checks.CheckInfo) impact.SummaryCheck {

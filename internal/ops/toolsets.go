@@ -27,6 +27,8 @@ func Toolsets() []Toolset {
 				"list_checks", "run_check", "create_check", "impact_analysis"}},
 		{Name: "checks", Description: "saved checks: list, create, run, approve, delete, reorder",
 			Tools: []string{"list_checks", "create_check", "run_check", "approve_check", "delete_check", "reorder_check"}},
+		{Name: "current", Description: "single-environment measures of current (the peer's row_count and profile run types): row counts, column profiles",
+			Tools: []string{"row_count", "profile"}},
 		{Name: "review", Description: "the pull-request summary and the Mermaid lineage of a change",
 			Tools: []string{"summary", "render_lineage_mermaid"}},
 		{Name: "lineage", Description: "node and column lineage beyond the peer's: nodes, focused graphs, column impact, opaque models, lineage of any SQL",

@@ -87,6 +87,9 @@ func (g *guarded) Query(ctx context.Context, sql string, opts QueryOptions) (*Re
 	if opts.MaxCellBytes == 0 {
 		opts.MaxCellBytes = g.limits.MaxCellBytes
 	}
+	if b := ResultBudget(ctx); b > 0 && (opts.MaxBytes <= 0 || opts.MaxBytes > b) {
+		opts.MaxBytes = b
+	}
 	res, err := g.Conn.Query(qctx, stmt, opts)
 	if err != nil && ctx.Err() == nil && errors.Is(qctx.Err(), context.DeadlineExceeded) {
 		return nil, timedOut(err, stmt)

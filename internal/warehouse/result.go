@@ -1,6 +1,7 @@
 package warehouse
 
 import (
+	"context"
 	"encoding/json"
 	"unicode/utf8"
 )
@@ -15,6 +16,26 @@ const (
 	DefaultMaxCellBytes = 64 << 10
 )
 
+// budgetKey carries a caller's result byte budget in a context.
+type budgetKey struct{}
+
+// WithResultBudget bounds the rows of every query run under ctx at about n
+// bytes (approximate JSON), below the connection's own cap: the MCP server
+// sets it from its reply cap, so a query stops reading rows where the reply
+// would stop anyway. n <= 0 leaves ctx as it is.
+func WithResultBudget(ctx context.Context, n int64) context.Context {
+	if n <= 0 {
+		return ctx
+	}
+	return context.WithValue(ctx, budgetKey{}, n)
+}
+
+// ResultBudget is the budget WithResultBudget set on ctx, or 0.
+func ResultBudget(ctx context.Context) int64 {
+	n, _ := ctx.Value(budgetKey{}).(int64)
+	return n
+}
+
 // TruncatedSuffix ends a text value cut at the cell cap.
 const TruncatedSuffix = "…[truncated]"
 
@@ -28,6 +49,16 @@ func EffectiveLimit(opts QueryOptions) int {
 		return -1
 	}
 	return opts.Limit
+}
+
+// EffectiveMaxBytes resolves QueryOptions.MaxBytes: 0 means
+// DefaultMaxResultBytes and a negative value means no cap (-1).
+func EffectiveMaxBytes(opts QueryOptions) int64 {
+	b, _ := effectiveBytes(opts)
+	if b < 0 {
+		return -1
+	}
+	return b
 }
 
 func effectiveBytes(opts QueryOptions) (rowBytes int64, cellBytes int) {

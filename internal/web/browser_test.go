@@ -244,6 +244,17 @@ func TestBrowserReview(t *testing.T) {
 	if s := b.text("read the summary", `[data-testid="value-diff-summary"]`); s != "2,000 rows compared on key customer_id: 0 added, 0 removed, 1,654 changed" {
 		t.Errorf("value diff summary = %q", s)
 	}
+	vdHead := eval[[]string](b, "read the value diff header", `[...document.querySelectorAll('.diffview thead th')].map(th => th.textContent)`)
+	if slices.ContainsFunc(vdHead, func(h string) bool { return strings.Contains(h, "_p") || strings.HasPrefix(h, "in_") }) || !slices.Contains(vdHead, "matched share") {
+		t.Errorf("value diff headers = %q, want words (matched share), not field names", vdHead)
+	}
+	// The whole model's profile diff: one row per column, the added one marked.
+	b.do("run a profile diff", click(`button[data-diff="profile_diff"]`), visible(`table.profile tr[data-column="full_name"]`))
+	profRows := eval[[]string](b, "read the profile rows", `[...document.querySelectorAll('table.profile tbody tr')].map(r => r.dataset.column + (r.className ? ' ' + r.className : ''))`)
+	if !slices.Equal(profRows, []string{"customer_id", "first_name", "last_name", "full_name row-added", "first_order", "most_recent_order", "number_of_orders", "customer_lifetime_value"}) {
+		t.Errorf("profile rows = %q", profRows)
+	}
+	b.do("run the value diff again", click(`button[data-diff="value_diff"]`), visible(`[data-testid="value-diff-summary"]`))
 	clv := eval[[]string](b, "read a column", `[...[...document.querySelectorAll('.diffview tbody tr')].find(r => r.children[0].textContent === 'customer_lifetime_value').children].map(td => td.textContent)`)
 	if len(clv) < 5 || clv[1] != "346" || clv[2] != "17.3%" || clv[3] != "0" || clv[4] != "0" {
 		t.Errorf("customer_lifetime_value row = %q, want 346 matched (17.3%%), 0 nulls either side", clv)
@@ -335,6 +346,23 @@ func TestBrowserReview(t *testing.T) {
 		t.Errorf("verdicts = %v, want %v", verdicts, wantVerdicts)
 	}
 	b.do("run a next action in one click", click(`tr[data-model="customers"] button`), visible(`tr.action-result .diffview[data-type="profile_diff"]`))
+	// The profile diff: one row per column (current's, then base-only ones),
+	// every metric, base → current where it changed (#23).
+	// (The next action profiles the changed column alone.)
+	if profRows := eval[[]string](b, "read the profile rows", `[...document.querySelectorAll('table.profile tbody tr')].map(r => r.dataset.column)`); !slices.Equal(profRows, []string{"customer_lifetime_value"}) {
+		t.Errorf("profile rows = %q", profRows)
+	}
+	profHead := eval[[]string](b, "read the profile header", `[...document.querySelectorAll('table.profile thead th')].map(th => th.textContent)`)
+	if !slices.Equal(profHead, []string{"column", "type", "rows", "not null", "distinct values", "distinct share", "unique", "min", "max", "average", "median"}) {
+		t.Errorf("profile header = %q", profHead)
+	}
+	clvProfile := eval[map[string]string](b, "read the changed metrics", `Object.fromEntries([...document.querySelectorAll('table.profile tr[data-column="customer_lifetime_value"] td[data-changed]')].map(td => [td.dataset.metric, td.textContent]))`)
+	if want := map[string]string{"distinct_count": "420 → 1,719", "distinct_proportion": "21% → 85.95%", "max": "633.00 → 637.65", "avg": "202.326 → 203.679", "median": "191 → 191.77"}; !maps.Equal(clvProfile, want) {
+		t.Errorf("changed metrics of customer_lifetime_value = %v, want %v", clvProfile, want)
+	}
+	if n := eval[int](b, "count changed cells of customer_id", `document.querySelectorAll('table.profile tr[data-column="customer_id"] td[data-changed]').length`); n != 0 {
+		t.Errorf("customer_id shows %d changed metrics, want 0", n)
+	}
 	if n := eval[int](b, "count suggested checks", `document.querySelectorAll('.suggested li').length`); n != 5 {
 		t.Errorf("%d suggested checks, want 5", n)
 	}
@@ -360,6 +388,18 @@ func TestBrowserReview(t *testing.T) {
 	)
 	if n := b.text("read the count", `.diffview[data-type="query"] tbody td`); n != "10,000" {
 		t.Errorf("count(*) of orders = %q, want 10,000", n)
+	}
+	// Identifiers without thousands separators, amounts at their scale.
+	_ = eval[bool](b, "preset ids and amounts", `(sessionStorage.setItem('ripple.sql', "select customer_id, customer_lifetime_value from {{ ref('customers') }} where customer_id in (1000, 1002) order by 1"), true)`)
+	b.do("run the ids query",
+		chromedp.Reload(),
+		visible(`.editor[data-ready="true"] .cm-content`),
+		chromedp.Click(chromedp.Search(`//button[text()="Run"]`), chromedp.NodeVisible),
+		visible(`.diffview[data-type="query"] td`),
+	)
+	cells := eval[[]string](b, "read ids and amounts", `[...document.querySelectorAll('.diffview[data-type="query"] tbody td')].map(td => td.textContent)`)
+	if !slices.Equal(cells, []string{"1000", "139.00", "1002", "312.80"}) {
+		t.Errorf("ids and amounts = %q, want 1000 139.00 1002 312.80", cells)
 	}
 	b.screenshot("query")
 

@@ -29,10 +29,33 @@ async function post(path: string, args: object): Promise<Json> {
   return decode(res);
 }
 
+// The decimal places each number of a row was sent with: JSON.parse turns
+// 63.40 into 63.4, and a DECIMAL(18,2) amount must keep its scale on screen.
+const rowDecimals = new WeakMap<object, number[]>();
+
+/** The decimal places the server wrote for row[i] (0 when unknown). */
+export function sentDecimals(row: unknown[], i: number): number {
+  return rowDecimals.get(row)?.[i] ?? 0;
+}
+
+// A reviver that records, for numbers inside arrays, the decimals of their
+// source text (JSON.parse source text access; browsers without it keep 0).
+function keepScale(this: unknown, key: string, value: unknown, ctx?: { source?: string }): unknown {
+  if (typeof value === 'number' && Array.isArray(this) && ctx?.source) {
+    const dot = ctx.source.indexOf('.');
+    if (dot >= 0 && !/[eE]/.test(ctx.source)) {
+      let d = rowDecimals.get(this);
+      if (!d) rowDecimals.set(this, (d = []));
+      d[Number(key)] = ctx.source.length - dot - 1;
+    }
+  }
+  return value;
+}
+
 async function decode(res: Response): Promise<Json> {
   let body: Json = null;
   try {
-    body = await res.json();
+    body = JSON.parse(await res.text(), keepScale as (this: unknown, key: string, value: unknown) => unknown);
   } catch {
     throw new ApiError(`${res.status} ${res.statusText}: the server did not answer JSON`, res.status, 'internal');
   }

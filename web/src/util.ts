@@ -85,3 +85,63 @@ export function fmtTime(iso?: string): string {
 export function shortName(id: string): string {
   return id.slice(id.lastIndexOf('.') + 1);
 }
+
+/** Column headers in words: result fields an analyst would have to decode. */
+const columnLabels: Record<string, string> = {
+  matched_p: 'matched share',
+  matched: 'matched rows',
+  mismatched: 'mismatched rows',
+  in_a: 'in base',
+  in_b: 'in current',
+  column_name: 'column',
+  data_type: 'type',
+  row_count: 'rows',
+  not_null_proportion: 'not null',
+  distinct_proportion: 'distinct share',
+  distinct_count: 'distinct values',
+  is_unique: 'unique',
+  avg: 'average',
+  base_mean: 'base mean',
+  current_mean: 'current mean',
+  affected_row_count: 'affected rows',
+};
+
+export function columnLabel(key: string): string {
+  return columnLabels[key] ?? key;
+}
+
+/** Identifiers (ids, keys) read as codes: no thousands separators. */
+export function isIdentifier(column: string): boolean {
+  return /(^|_)(id|key|pk|sk)$/i.test(column);
+}
+
+/**
+ * The scale of a decimal column: the most decimal places its values were
+ * sent with (at most 6), so amounts keep it ("63.40", "139.00", not "63.4").
+ * decimalsOf(i) gives the places of the i-th value as the server wrote it.
+ */
+export function columnScale(n: number, decimalsOf: (i: number) => number): number {
+  let s = 0;
+  for (let i = 0; i < n; i++) s = Math.max(s, decimalsOf(i));
+  return Math.min(s, 6);
+}
+
+/** One cell: identifiers bare, decimals at their column's scale, else fmtNum. */
+export function fmtCell(v: unknown, column: string, type: string, scale: number): string {
+  if (typeof v === 'number') {
+    if (isIdentifier(column) && Number.isInteger(v)) return String(v);
+    if (type === 'number' && scale > 0) {
+      return v.toLocaleString('en-US', { minimumFractionDigits: scale, maximumFractionDigits: scale });
+    }
+  }
+  return fmtNum(v);
+}
+
+/** A failed warehouse step ({step, model, message}) as a sentence. */
+export function stepSentence(e: unknown): string {
+  const x = (e ?? {}) as { step?: string; model?: string; message?: string };
+  const step = x.step ? x.step.replace(/_/g, ' ') : 'a step';
+  const what = x.model ? `The ${step} of ${x.model} failed` : `The ${step} failed`;
+  const msg = (x.message ?? '').trim();
+  return msg ? `${what}: ${msg.replace(/\.?$/, '.')}` : `${what}.`;
+}

@@ -18,6 +18,8 @@ import (
 func diffRenderers() map[string]Func {
 	return map[string]Func{
 		"row_count_diff":    typed(rowCountDiff),
+		"row_count":         typed(rowCount),
+		"profile":           typed(profile),
 		"schema_diff":       typed(schemaDiff),
 		"query":             typed(query),
 		"query_diff":        typed(queryDiff),
@@ -68,6 +70,45 @@ func rowCountDiff(w io.Writer, out *diff.RowCountDiffResult, o Options) error {
 		para(w, "", n, o.width())
 	}
 	return nil
+}
+
+// rowCount is row_count: one environment, so no change column.
+func rowCount(w io.Writer, out *diff.RowCountResult, o Options) error {
+	names := make([]string, 0, len(out.Models))
+	for n := range out.Models {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	if len(names) == 0 {
+		fmt.Fprintln(w, "(no models selected)")
+		return nil
+	}
+	t := Table{Header: []string{"model", "rows (current)"}}
+	var notes []string
+	for _, n := range names {
+		c := out.Models[n]
+		t.Add(n, IntP(c.Current, c.CurrentMeta.Status))
+		if c.CurrentMeta.Status != diff.StatusOK && c.CurrentMeta.Message != "" {
+			notes = append(notes, fmt.Sprintf("%s: %s: %s", n, c.CurrentMeta.Status, c.CurrentMeta.Message))
+		}
+	}
+	if err := t.Write(w, o.width()); err != nil {
+		return err
+	}
+	for _, n := range notes {
+		para(w, "", n, o.width())
+	}
+	return nil
+}
+
+// profile is the single-environment profile: current's frame as a table.
+func profile(w io.Writer, out *diff.ProfileResult, o Options) error {
+	f := out.Current
+	if f == nil {
+		f = &frame.Frame{}
+	}
+	fmt.Fprintln(w, "profile of current (one row per column)")
+	return frameTable(w, f, o, "pass --columns to profile fewer columns")
 }
 
 // deltaOnly is the signed change of a count with its percentage: "+3

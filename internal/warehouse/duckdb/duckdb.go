@@ -386,6 +386,12 @@ func (c *Conn) Query(ctx context.Context, query string, opts warehouse.QueryOpti
 			return &warehouse.Error{Class: warehouse.ClassPermissionDenied, SQL: query,
 				Message: fmt.Sprintf("duckdb: the connection is read-only: refusing a %s statement (only SELECT and EXPLAIN run)", stmtTypeName(typ))}
 		}
+		if typ == duckdbdrv.STATEMENT_TYPE_SELECT {
+			if capped, ok := boundRows(dc.(*duckdbdrv.Conn), query, opts, st.(*duckdbdrv.Stmt)); ok {
+				defer capped.Close()
+				st = capped
+			}
+		}
 		dr, err := st.(driver.StmtQueryContext).QueryContext(ctx, nil)
 		if err != nil {
 			return wrapErr(ctx, err, query)
@@ -398,6 +404,41 @@ func (c *Conn) Query(ctx context.Context, query string, opts warehouse.QueryOpti
 		return nil, err
 	}
 	return res, nil
+}
+
+// boundRows prepares query under a LIMIT of the most rows the caps can let
+// through. duckdb-go has no streaming result: a statement's whole result is
+// built in DuckDB's memory before the first row reaches Go (a 200 MB SELECT
+// built 200 MB, and more, to return 2,000 rows). With the bound in the
+// statement, DuckDB stops producing rows there (ORDER BY becomes a top-N),
+// so what it builds is bounded by the caps, not by the query. The bound is
+// one row past the row limit (so More stays exact), and at most the rows
+// the byte cap can hold (each row costs at least 2 bytes plus 2 per
+// column in Collect's accounting). ok is false when no bound applies or
+// the wrapped statement does not prepare (then the query runs as written).
+func boundRows(dc *duckdbdrv.Conn, query string, opts warehouse.QueryOptions, st *duckdbdrv.Stmt) (driver.Stmt, bool) {
+	n := int64(-1)
+	if limit := warehouse.EffectiveLimit(opts); limit >= 0 {
+		n = int64(limit) + 1
+	}
+	if maxBytes := warehouse.EffectiveMaxBytes(opts); maxBytes >= 0 {
+		cols, err := st.ColumnCount()
+		if err != nil || cols < 1 {
+			cols = 1
+		}
+		if b := maxBytes/int64(2+2*cols) + 1; n < 0 || b < n {
+			n = b
+		}
+	}
+	if n < 0 {
+		return nil, false
+	}
+	// The newline ends a trailing -- comment before the closing parenthesis.
+	capped, err := dc.Prepare(fmt.Sprintf("SELECT * FROM (\n%s\n) AS ripple_bounded LIMIT %d", query, n))
+	if err != nil {
+		return nil, false
+	}
+	return capped, true
 }
 
 // rowSource is what collect reads: database/sql rows, or the driver's own

@@ -3,7 +3,7 @@
 import { useState } from 'preact/hooks';
 import { createCheck, type DiffResult, type Frame } from '../api';
 import { useCan } from '../context';
-import { fmtNum, fmtShare } from '../util';
+import { columnLabel, fmtNum, fmtShare, stepSentence } from '../util';
 import { Bars } from './bars';
 import { Grid } from './grid';
 
@@ -49,12 +49,7 @@ function Body({ r }: { r: DiffResult }) {
         </table>
       );
     case 'profile_diff':
-      return (
-        <div class="side-by-side">
-          <Grid frame={r.base} caption="base" filename="profile_base.csv" />
-          <Grid frame={r.current} caption="current" filename="profile_current.csv" />
-        </div>
-      );
+      return <ProfileTable base={r.base} current={r.current} />;
     case 'value_diff': {
       const v = r.value;
       return (
@@ -140,6 +135,97 @@ function Body({ r }: { r: DiffResult }) {
     case 'other':
       return <pre class="json">{JSON.stringify(r.raw, null, 2)}</pre>;
   }
+}
+
+// The metrics of a profile, in the order a reader scans them.
+const profileMetrics = ['row_count', 'not_null_proportion', 'distinct_count', 'distinct_proportion', 'is_unique', 'min', 'max', 'avg', 'median'];
+
+function fmtMetric(key: string, v: unknown): string {
+  if (v === null || v === undefined) return '—';
+  if (typeof v === 'number' && key.endsWith('_proportion')) return fmtShare(v);
+  return fmtNum(v);
+}
+
+/**
+ * A profile diff as one row per column, each metric with base and current
+ * side by side and the ones that changed marked, so a change reads at a
+ * glance instead of across two tables.
+ */
+export function ProfileTable({ base, current }: { base: Frame | null; current: Frame | null }) {
+  const index = (f: Frame | null) => {
+    const m = new Map<string, Record<string, unknown>>();
+    if (!f) return m;
+    for (const row of f.rows) {
+      const rec: Record<string, unknown> = {};
+      f.columns.forEach((c, i) => (rec[c.key] = row[i]));
+      m.set(String(rec.column_name), rec);
+    }
+    return m;
+  };
+  const b = index(base);
+  const c = index(current);
+  const names = [...c.keys()];
+  for (const n of b.keys()) if (!c.has(n)) names.push(n);
+  return (
+    <div class="grid-scroll">
+      <table class="grid compact profile" aria-label="Profile diff">
+        <thead>
+          <tr>
+            <th scope="col">column</th>
+            <th scope="col">type</th>
+            {profileMetrics.map((m) => (
+              <th scope="col" key={m} title={m}>
+                {columnLabel(m)}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {names.map((n) => {
+            const x = b.get(n);
+            const y = c.get(n);
+            const status = !x ? 'added' : !y ? 'removed' : undefined;
+            return (
+              <tr key={n} data-column={n} class={status ? `row-${status}` : undefined}>
+                <th scope="row">
+                  {n}
+                  {status ? <span class="tag"> {status}</span> : null}
+                </th>
+                <td>{String((y ?? x)?.data_type ?? '')}</td>
+                {profileMetrics.map((m) => {
+                  const bv = x ? fmtMetric(m, x[m]) : '';
+                  const cv = y ? fmtMetric(m, y[m]) : '';
+                  const changed = !!x && !!y && bv !== cv;
+                  return (
+                    <td key={m} class={changed ? 'num changed' : 'num'} data-metric={m} data-changed={changed ? 'true' : undefined}>
+                      {changed ? (
+                        <>
+                          <span class="base">{bv}</span> → <strong class="current">{cv}</strong>
+                        </>
+                      ) : (
+                        (y ? cv : bv)
+                      )}
+                    </td>
+                  );
+                })}
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+/** Failed warehouse steps, one sentence each. */
+export function FailedSteps({ errors }: { errors: unknown[] }) {
+  return (
+    <ul class="failed-steps">
+      {errors.map((e, i) => (
+        <li key={i}>{stepSentence(e)}</li>
+      ))}
+    </ul>
+  );
 }
 
 function signed(n: number) {

@@ -1,7 +1,7 @@
 // A results grid with CSV export. Results are capped by the server (2,000
 // rows), so the table renders them all.
-import type { Frame } from '../api';
-import { fmtNum } from '../util';
+import { type Frame, sentDecimals } from '../api';
+import { columnLabel, columnScale, fmtCell, fmtNum } from '../util';
 
 export interface GridProps {
   frame: Frame | null;
@@ -17,6 +17,7 @@ export function Grid(p: GridProps) {
   const f = p.frame;
   if (!f) return <p class="muted">No rows.</p>;
   const numeric = f.columns.map((c) => c.type === 'integer' || c.type === 'number');
+  const scales = f.columns.map((c, j) => (c.type === 'number' ? columnScale(f.rows.length, (i) => sentDecimals(f.rows[i], j)) : 0));
   return (
     <div class="grid-wrap">
       <div class="grid-head">
@@ -35,8 +36,8 @@ export function Grid(p: GridProps) {
           <thead>
             <tr>
               {f.columns.map((c) => (
-                <th scope="col" key={c.key} title={c.type}>
-                  {c.name}
+                <th scope="col" key={c.key} title={c.name === columnLabel(c.name) ? c.type : `${c.name} (${c.type})`}>
+                  {columnLabel(c.name)}
                 </th>
               ))}
             </tr>
@@ -46,7 +47,7 @@ export function Grid(p: GridProps) {
               <tr key={i} class={p.rowClass?.(r)}>
                 {r.map((v, j) => (
                   <td key={j} class={numeric[j] ? 'num' : v === null ? 'null' : undefined}>
-                    {v === null ? 'null' : (p.format?.(f.columns[j].key, v) ?? fmtNum(v))}
+                    {v === null ? 'null' : (p.format?.(f.columns[j].key, v) ?? fmtCell(v, f.columns[j].name, f.columns[j].type, scales[j]))}
                   </td>
                 ))}
               </tr>

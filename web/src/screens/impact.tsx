@@ -2,7 +2,7 @@
 // with one click; suggested checks go to the checklist.
 import { useState } from 'preact/hooks';
 import { callOp, type DiffResult, type Impact, type ImpactModel, parseDiff } from '../api';
-import { AddToChecklist, DiffView } from '../components/diffview';
+import { AddToChecklist, DiffView, FailedSteps } from '../components/diffview';
 import { useInfo } from '../context';
 import { useImpact } from '../impactstore';
 import { fmtDeltaPct, fmtNum, href } from '../util';
@@ -64,7 +64,7 @@ export function ImpactScreen() {
           {d.errors.length ? (
             <section>
               <h2>Steps that failed</h2>
-              <pre class="json">{JSON.stringify(d.errors, null, 2)}</pre>
+              <FailedSteps errors={d.errors} />
             </section>
           ) : null}
         </>
