@@ -111,7 +111,8 @@ func TestSetBackendReopensWarehouse(t *testing.T) {
 		t.Fatal(err)
 	}
 	db.Close()
-	cs := mcpSession(t, "--project-dir", a, "--state-file", filepath.Join(t.TempDir(), "s.json"))
+	// The operator lets set_backend follow the chosen project's profiles.yml.
+	cs := mcpSession(t, "--project-dir", a, "--state-file", filepath.Join(t.TempDir(), "s.json"), "--set-backend-profiles")
 	if n := customerCount(t, cs); n != 2000 {
 		t.Fatalf("project A: %v customers", n)
 	}
@@ -120,6 +121,29 @@ func TestSetBackendReopensWarehouse(t *testing.T) {
 	}
 	if n := customerCount(t, cs); n != 10 {
 		t.Fatalf("after set_backend to B the query read %v customers, want B's 10", n)
+	}
+}
+
+// TestSetBackendKeepsStartupProfile is issue #27 item 7 end to end: without
+// --set-backend-profiles, set_backend switches the artifacts but not the
+// warehouse, which stays the one the startup project's profiles.yml names.
+func TestSetBackendKeepsStartupProfile(t *testing.T) {
+	t.Parallel()
+	a, b := copyDemo(t), copyDemo(t)
+	db, err := sql.Open("duckdb", filepath.Join(b, "jaffle_shop.duckdb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`DELETE FROM "current".customers WHERE customer_id > 10`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	cs := mcpSession(t, "--project-dir", a, "--state-file", filepath.Join(t.TempDir(), "s.json"))
+	if _, msg, isErr := callTool(t, cs, "set_backend", map[string]any{"mode": "local", "project_dir": b}); isErr {
+		t.Fatal(msg)
+	}
+	if n := customerCount(t, cs); n != 2000 {
+		t.Fatalf("after set_backend to B without --set-backend-profiles the query read %v customers, want A's warehouse (2000)", n)
 	}
 }
 
