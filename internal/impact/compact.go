@@ -1,6 +1,13 @@
 package impact
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/ripple-data/ripple/internal/dbt"
+)
 
 // The JSON forms of a result. The Go values always carry every field (the
 // summary and the text renderer read them); only the JSON is compacted.
@@ -38,17 +45,81 @@ func (m *Model) MarshalJSON() ([]byte, error) {
 
 type resultFields Result
 
-// MarshalJSON leaves the column-lineage evidence out of a compact response
-// (not_impacted_by_column_lineage_count still says how many were ruled out).
+// MarshalJSON writes the column-lineage evidence at every detail level: a
+// ruled-out model is named with what it reads and what it was checked
+// against, never only counted.
 func (r *Result) MarshalJSON() ([]byte, error) {
-	if r.Detail == DetailCompact {
-		return json.Marshal(struct {
-			*resultFields
-			NotImpactedByColumnLineage []NotImpacted `json:"not_impacted_by_column_lineage,omitempty"`
-		}{(*resultFields)(r), nil})
-	}
 	return json.Marshal(struct {
 		*resultFields
 		NotImpactedByColumnLineage []NotImpacted `json:"not_impacted_by_column_lineage"`
 	}{(*resultFields)(r), r.NotImpactedByColumnLineage})
+}
+
+// MaxNamedNotImpacted is how many not-impacted models a compact result
+// names in full; past it, only those near the change are named.
+const MaxNamedNotImpacted = 100
+
+// summariseNotImpacted keeps a compact result small on a large project:
+// past MaxNamedNotImpacted not-impacted models it names only those in the
+// changed subgraph — ruled out by column lineage, or siblings (children of
+// a changed model's parents, the models an agent may ask about) — and
+// counts the rest by package and folder (detail=full names every one).
+func (a *analysis) summariseNotImpacted() {
+	names := a.res.ConfirmedNotImpactedModels
+	if len(names) <= MaxNamedNotImpacted {
+		return
+	}
+	g := a.cmp.Graph
+	near := map[string]bool{}
+	for _, n := range a.res.NotImpactedByColumnLineage {
+		near[n.UniqueID] = true
+	}
+	for id, st := range a.cmp.State {
+		if !dataAffecting(st) {
+			continue
+		}
+		for _, p := range g.Parents(id) {
+			for _, c := range g.Children(p) {
+				near[c] = true
+			}
+		}
+	}
+	keep := map[string]bool{}
+	sum := &NotImpactedSummary{ByPackage: map[string]int{}, ByFolder: map[string]int{}}
+	for _, id := range a.scope {
+		n, ok := g.Node(id)
+		if !ok || n.ResourceType != dbt.Model || !g.InCurrent(id) || a.verdicts.Verdict(id) == VerdictImpacted {
+			continue
+		}
+		if near[id] {
+			keep[n.Name] = true
+			continue
+		}
+		sum.Count++
+		sum.ByPackage[n.PackageName]++
+		sum.ByFolder[folderOf(n)]++
+	}
+	out := make([]string, 0, len(keep))
+	for _, name := range names {
+		if keep[name] {
+			out = append(out, name)
+		}
+	}
+	sort.Strings(out)
+	a.res.ConfirmedNotImpactedModels = out
+	a.res.NotImpactedSummary = sum
+}
+
+// folderOf is the folder of a model's file under its model path
+// (models/staging/stg_x.sql → staging; top level → ".").
+func folderOf(n *dbt.Node) string {
+	p := n.OriginalFilePath
+	if p == "" {
+		p = n.Path
+	}
+	dir := path.Dir(strings.ReplaceAll(p, "\\", "/"))
+	if i := strings.IndexByte(dir, '/'); i >= 0 {
+		return dir[i+1:]
+	}
+	return "."
 }

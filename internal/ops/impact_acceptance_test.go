@@ -53,8 +53,8 @@ func TestImpactAnalysisVerdicts(t *testing.T) {
 		if want := []string{"paid_orders", "unrelated"}; !reflect.DeepEqual(r.ConfirmedNotImpactedModels, want) {
 			t.Errorf("confirmed_not_impacted_models %v, want %v", r.ConfirmedNotImpactedModels, want)
 		}
-		if r.ModifiedCount != 4 || r.DownstreamCount != 6 || r.NotImpactedByColumnLineageCount != 1 || r.MaxAffectedRowCount != 2 {
-			t.Errorf("modified %d downstream %d pruned %d max %d, want 4 6 1 2", r.ModifiedCount, r.DownstreamCount, r.NotImpactedByColumnLineageCount, r.MaxAffectedRowCount)
+		if r.ModifiedCount != 4 || r.DownstreamCount != 5 || r.NotImpactedByColumnLineageCount != 1 || r.MaxAffectedRowCount != 2 {
+			t.Errorf("modified %d downstream %d pruned %d max %d, want 4 5 1 2", r.ModifiedCount, r.DownstreamCount, r.NotImpactedByColumnLineageCount, r.MaxAffectedRowCount)
 		}
 		m := byName(r)
 		type verdict struct {
@@ -146,8 +146,19 @@ func TestImpactAnalysisVerdicts(t *testing.T) {
 		if got := m["stg_payments"].CodeChangedColumns; !reflect.DeepEqual(got, []string{"amount"}) {
 			t.Errorf("stg_payments code_changed_columns %v", got)
 		}
-		if got := m["daily_revenue"].CodeChangedColumns; !reflect.DeepEqual(got, []string{"revenue"}) {
-			t.Errorf("daily_revenue code_changed_columns %v", got)
+		if got := m["daily_revenue"].ImpactedColumns; !reflect.DeepEqual(got, []string{"revenue"}) {
+			t.Errorf("daily_revenue impacted_columns %v", got)
+		}
+		// The counts add up to the models listed, and a downstream model's
+		// code did not change, so it has no code_changed_columns.
+		if c := r.Counts; c.Impacted != len(r.ConfirmedImpactedModels) || c.Modified+c.Added+c.Removed+c.Downstream != c.Impacted ||
+			c.NotImpacted != len(r.ConfirmedNotImpactedModels) || c.Downstream != r.DownstreamCount || c.Modified+c.Added+c.Removed != r.ModifiedCount {
+			t.Errorf("counts %+v do not add up to %d impacted, %d not impacted", c, len(r.ConfirmedImpactedModels), len(r.ConfirmedNotImpactedModels))
+		}
+		for _, mm := range r.ConfirmedImpactedModels {
+			if mm.Classification == "downstream" && len(mm.CodeChangedColumns) > 0 {
+				t.Errorf("downstream %s has code_changed_columns %#v", mm.Name, mm.CodeChangedColumns)
+			}
 		}
 		if got := r.NotImpactedByColumnLineage; len(got) != 1 || got[0].Name != "paid_orders" ||
 			!reflect.DeepEqual(got[0].Reads, []string{"stg_payments.order_id"}) || !reflect.DeepEqual(got[0].CheckedAgainst, []string{"stg_payments.amount"}) {
@@ -218,12 +229,12 @@ func TestImpactAnalysisSelectScopesTheReport(t *testing.T) {
 		if p := r.NotImpactedByColumnLineage; len(p) != 1 || !reflect.DeepEqual(p[0].Reads, []string{"stg_payments.order_id"}) || !reflect.DeepEqual(p[0].CheckedAgainst, []string{"stg_payments.amount"}) {
 			t.Errorf("paid_orders evidence %+v", p)
 		}
-		if r.ModifiedCount != 0 || r.DownstreamCount != 2 {
-			t.Errorf("modified %d downstream %d, want 0 and 2", r.ModifiedCount, r.DownstreamCount)
+		if r.ModifiedCount != 0 || r.DownstreamCount != 1 {
+			t.Errorf("modified %d downstream %d, want 0 and 1", r.ModifiedCount, r.DownstreamCount)
 		}
 
 		md := callOp[SummaryResult](t, s, "summary", map[string]any{"select": "tag:finance"}).Markdown
-		if !strings.Contains(md, "0 modified, 2 downstream (1 ruled out by column lineage), 1 not impacted") || !strings.Contains(md, "| daily_revenue | downstream |") || strings.Contains(md, "| stg_payments |") {
+		if !strings.Contains(md, "1 impacted (0 modified, 0 added, 0 removed, 1 downstream), 1 not impacted (1 ruled out by column lineage)") || !strings.Contains(md, "| daily_revenue | downstream |") || strings.Contains(md, "| stg_payments |") {
 			t.Errorf("summary --select tag:finance:\n%s", md)
 		}
 

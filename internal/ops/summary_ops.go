@@ -64,7 +64,7 @@ func Summary(ctx context.Context, s *Session, in impact.Input) (*SummaryResult, 
 	if c := s.openedWarehouse(); c != nil {
 		warnings = warehouse.Warnings(c)
 	}
-	md := impact.Markdown(impact.SummaryInput{Comparison: deps.Comparison, Impact: res, Checks: list, WarehouseWarnings: warnings})
+	md := impact.Markdown(impact.SummaryInput{Comparison: deps.Comparison, Verdicts: deps.Verdicts, Impact: res, Checks: list, WarehouseWarnings: warnings})
 	return &SummaryResult{Markdown: md, DataSteps: res.DataSteps(), Errors: res.Errors}, nil
 }
 

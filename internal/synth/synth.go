@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 )
@@ -21,6 +22,33 @@ type Options struct {
 	Columns int     // columns per model (default 20)
 	Seed    uint64  // PRNG seed
 	Changed float64 // share of models whose SQL changes in current (default 0.01)
+	// RealisticNames names models as real projects do, 30–40 characters
+	// (stg_finance__customer_orders_0042) in layer/domain folders
+	// (models/staging/finance/), instead of m_00042 at the top level.
+	RealisticNames bool
+}
+
+var (
+	nameDomains  = []string{"finance", "marketing", "sales", "logistics", "product", "support", "billing", "growth"}
+	nameEntities = []string{"customer_orders", "subscription_events", "payment_transactions", "inventory_snapshots",
+		"web_page_sessions", "invoice_line_items", "shipment_tracking", "campaign_touches"}
+)
+
+// modelName is model i's name and folder under models/.
+func modelName(o Options, r *rand.Rand, i int) (name, folder string) {
+	if !o.RealisticNames {
+		return fmt.Sprintf("m_%05d", i), ""
+	}
+	layer, prefix := "marts", []string{"fct", "dim"}[i%2]
+	switch {
+	case i < o.Models/4:
+		layer, prefix = "staging", "stg"
+	case i < o.Models*3/5:
+		layer, prefix = "intermediate", "int"
+	}
+	d := nameDomains[r.IntN(len(nameDomains))]
+	e := nameEntities[r.IntN(len(nameEntities))]
+	return fmt.Sprintf("%s_%s__%s_%04d", prefix, d, e, i%10000), layer + "/" + d
 }
 
 // Project is a generated base/current pair.
@@ -64,6 +92,7 @@ func Generate(o Options) *Project {
 	p := &Project{}
 	type model struct {
 		id, name string
+		folder   string
 		parents  []string
 		cols     []string
 	}
@@ -75,7 +104,8 @@ func Generate(o Options) *Project {
 	}
 	models := make([]model, o.Models)
 	for i := range models {
-		m := model{id: fmt.Sprintf("model.%s.m_%05d", pkg, i), name: fmt.Sprintf("m_%05d", i)}
+		name, folder := modelName(o, r, i)
+		m := model{id: fmt.Sprintf("model.%s.%s", pkg, name), name: name, folder: folder}
 		switch {
 		case i < o.Models/4: // staging: one source each
 			m.parents = []string{sources[i%nSources].id}
@@ -135,7 +165,7 @@ func Generate(o Options) *Project {
 			mat := materialization(m.parents)
 			nodes[m.id] = map[string]any{
 				"unique_id": m.id, "name": m.name, "resource_type": "model", "package_name": pkg,
-				"path": m.name + ".sql", "original_file_path": "models/" + m.name + ".sql",
+				"path": path.Join(m.folder, m.name+".sql"), "original_file_path": path.Join("models", m.folder, m.name+".sql"),
 				"fqn": []string{pkg, m.name}, "alias": m.name, "database": "synth", "schema": schema,
 				"relation_name":     fmt.Sprintf(`"synth"."%s"."%s"`, schema, m.name),
 				"checksum":          map[string]any{"name": "sha256", "checksum": hex.EncodeToString(sum[:])},
