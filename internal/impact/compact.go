@@ -2,6 +2,7 @@ package impact
 
 import (
 	"encoding/json"
+	"fmt"
 	"path"
 	"sort"
 	"strings"
@@ -49,10 +50,34 @@ type resultFields Result
 // ruled-out model is named with what it reads and what it was checked
 // against, never only counted.
 func (r *Result) MarshalJSON() ([]byte, error) {
+	if r.Detail == DetailCompact {
+		// Compact: the evidence lists are cut to a few columns each (on a
+		// large project checked_against can name hundreds).
+		short := make([]NotImpacted, len(r.NotImpactedByColumnLineage))
+		for i, n := range r.NotImpactedByColumnLineage {
+			n.Reads, n.CheckedAgainst = firstFew(n.Reads), firstFew(n.CheckedAgainst)
+			short[i] = n
+		}
+		return json.Marshal(struct {
+			*resultFields
+			NotImpactedByColumnLineage []NotImpacted `json:"not_impacted_by_column_lineage"`
+		}{(*resultFields)(r), short})
+	}
 	return json.Marshal(struct {
 		*resultFields
 		NotImpactedByColumnLineage []NotImpacted `json:"not_impacted_by_column_lineage"`
 	}{(*resultFields)(r), r.NotImpactedByColumnLineage})
+}
+
+// maxEvidence is how many columns a compact evidence list names.
+const maxEvidence = 3
+
+// firstFew cuts a list to maxEvidence entries and a "… N more" entry.
+func firstFew(l []string) []string {
+	if len(l) <= maxEvidence+1 {
+		return l
+	}
+	return append(append([]string{}, l[:maxEvidence]...), fmt.Sprintf("… %d more (detail=full)", len(l)-maxEvidence))
 }
 
 // MaxNamedNotImpacted is how many not-impacted models a compact result
