@@ -53,8 +53,15 @@ func (r *Result) MarshalJSON() ([]byte, error) {
 	if r.Detail == DetailCompact {
 		// Compact: the evidence lists are cut to a few columns each (on a
 		// large project checked_against can name hundreds).
-		short := make([]NotImpacted, len(r.NotImpactedByColumnLineage))
-		for i, n := range r.NotImpactedByColumnLineage {
+		// Past MaxCompactEvidence ruled-out models only the first have
+		// their evidence (all are named in confirmed_not_impacted_models;
+		// not_impacted_by_column_lineage_count counts them; detail=full).
+		list := r.NotImpactedByColumnLineage
+		if len(list) > MaxCompactEvidence {
+			list = list[:MaxCompactEvidence]
+		}
+		short := make([]NotImpacted, len(list))
+		for i, n := range list {
 			n.Reads, n.CheckedAgainst = firstFew(n.Reads), firstFew(n.CheckedAgainst)
 			short[i] = n
 		}
@@ -68,6 +75,10 @@ func (r *Result) MarshalJSON() ([]byte, error) {
 		NotImpactedByColumnLineage []NotImpacted `json:"not_impacted_by_column_lineage"`
 	}{(*resultFields)(r), r.NotImpactedByColumnLineage})
 }
+
+// MaxCompactEvidence is how many ruled-out models a compact result gives
+// evidence for.
+const MaxCompactEvidence = 20
 
 // maxEvidence is how many columns a compact evidence list names.
 const maxEvidence = 3

@@ -18,7 +18,7 @@ import (
 
 // BenchmarkImpactAnalysis2000 is issues #13 and #23's scale target: one
 // impact_analysis call on a 2,000-model synthetic project with realistic
-// model names (30–40 characters, in layer/domain folders) and 1.7% of the
+// model names (30–40 characters, in layer/domain folders) and 2% of the
 // models changed — about 150 impacted models — built into DuckDB with empty
 // relations, so what is measured is the per-model cost of the triage (key
 // checks, value diffs, lineage), not scans. Targets: ≤ 5 s cold wall on 2
@@ -38,7 +38,7 @@ import (
 // quietest run.
 func BenchmarkImpactAnalysis2000(b *testing.B) {
 	dir := b.TempDir()
-	p := synth.Generate(synth.Options{Models: 2000, Seed: 7, Changed: 0.017, RealisticNames: true})
+	p := synth.Generate(synth.Options{Models: 2000, Seed: 7, Changed: 0.02, RealisticNames: true})
 	if err := p.Write(dir); err != nil {
 		b.Fatal(err)
 	}
@@ -115,11 +115,11 @@ func reportImpact(b *testing.B, r *impact.Result, cpu time.Duration) {
 			b.Errorf("%s stays potential: %s", m.Name, m.ValueDiffSkipped)
 		}
 	}
-	if len(r.ConfirmedImpactedModels) < 140 || len(r.Errors) > 0 {
+	if n := len(r.ConfirmedImpactedModels); n < 120 || n > 200 || len(r.Errors) > 0 {
 		b.Fatalf("%d impacted models (want about 150), errors %v", len(r.ConfirmedImpactedModels), r.Errors)
 	}
 	for _, n := range r.NotImpactedByColumnLineage {
-		if !strings.Contains(string(raw), `"name":"`+n.Name+`"`) {
+		if !strings.Contains(string(raw), `"`+n.Name+`"`) {
 			b.Fatalf("the response does not name ruled-out model %s", n.Name)
 		}
 	}
@@ -127,6 +127,10 @@ func reportImpact(b *testing.B, r *impact.Result, cpu time.Duration) {
 		r.NotImpactedSummary == nil || c.NotImpacted != len(r.ConfirmedNotImpactedModels)+r.NotImpactedSummary.Count {
 		b.Fatalf("counts %+v do not add up (summary %+v)", c, r.NotImpactedSummary)
 	}
+	part := func(v any) int { p, _ := json.Marshal(v); return len(p) }
+	b.Logf("bytes: impacted %d, not impacted names %d (%d), ruled out %d (%d), summary %d, suggested %d",
+		part(r.ConfirmedImpactedModels), part(r.ConfirmedNotImpactedModels), len(r.ConfirmedNotImpactedModels),
+		part(r.NotImpactedByColumnLineage), len(r.NotImpactedByColumnLineage), part(r.NotImpactedSummary), part(r.SuggestedChecks))
 	b.ReportMetric(cpu.Seconds()/float64(b.N), "cpu_s/op")
 	b.ReportMetric(float64(len(raw)), "bytes")
 	b.ReportMetric(float64(len(r.ConfirmedImpactedModels)), "impacted")
