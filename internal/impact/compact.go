@@ -78,7 +78,7 @@ func (r *Result) MarshalJSON() ([]byte, error) {
 
 // MaxCompactEvidence is how many ruled-out models a compact result gives
 // evidence for.
-const MaxCompactEvidence = 20
+const MaxCompactEvidence = 10
 
 // maxEvidence is how many columns a compact evidence list names.
 const maxEvidence = 3
@@ -120,20 +120,51 @@ func (a *analysis) summariseNotImpacted() {
 			}
 		}
 	}
+	// Named first: the ruled-out models whose evidence a compact result
+	// carries, then siblings, then the other ruled-out models, at most
+	// MaxNamedNotImpacted in all; the rest are counted.
+	rank := map[string]int{}
+	for i, n := range a.res.NotImpactedByColumnLineage {
+		if i < MaxCompactEvidence {
+			rank[n.UniqueID] = 0
+		} else {
+			rank[n.UniqueID] = 2
+		}
+	}
+	var cands []*dbt.Node
 	keep := map[string]bool{}
 	sum := &NotImpactedSummary{ByPackage: map[string]int{}, ByFolder: map[string]int{}}
+	count := func(n *dbt.Node) {
+		sum.Count++
+		sum.ByPackage[n.PackageName]++
+		sum.ByFolder[folderOf(n)]++
+	}
 	for _, id := range a.scope {
 		n, ok := g.Node(id)
 		if !ok || n.ResourceType != dbt.Model || !g.InCurrent(id) || a.verdicts.Verdict(id) == VerdictImpacted {
 			continue
 		}
 		if near[id] {
-			keep[n.Name] = true
+			if _, ok := rank[id]; !ok {
+				rank[id] = 1
+			}
+			cands = append(cands, n)
 			continue
 		}
-		sum.Count++
-		sum.ByPackage[n.PackageName]++
-		sum.ByFolder[folderOf(n)]++
+		count(n)
+	}
+	sort.SliceStable(cands, func(i, j int) bool {
+		if rank[cands[i].UniqueID] != rank[cands[j].UniqueID] {
+			return rank[cands[i].UniqueID] < rank[cands[j].UniqueID]
+		}
+		return cands[i].Name < cands[j].Name
+	})
+	for i, n := range cands {
+		if i < MaxNamedNotImpacted {
+			keep[n.Name] = true
+		} else {
+			count(n)
+		}
 	}
 	out := make([]string, 0, len(keep))
 	for _, name := range names {

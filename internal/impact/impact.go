@@ -208,7 +208,7 @@ type Result struct {
 	ConfirmedImpactedModels         []*Model            `json:"confirmed_impacted_models" jsonschema:"modified, then downstream models, each with one data_impact"`
 	ConfirmedNotImpactedModels      []string            `json:"confirmed_not_impacted_models" jsonschema:"models no data-affecting change reaches; they need no review"`
 	NotImpactedSummary              *NotImpactedSummary `json:"not_impacted_summary,omitempty" jsonschema:"not-impacted models not named (detail=full names them)"`
-	NotImpactedByColumnLineage      []NotImpacted       `json:"not_impacted_by_column_lineage,omitempty" jsonschema:"ruled-out models with evidence (compact: first 20)"`
+	NotImpactedByColumnLineage      []NotImpacted       `json:"not_impacted_by_column_lineage,omitempty" jsonschema:"ruled-out models with evidence (compact: first 10)"`
 	NotImpactedByColumnLineageCount int                 `json:"not_impacted_by_column_lineage_count" jsonschema:"models column lineage rules out"`
 	SchemaCoverage                  diff.SchemaCoverage `json:"schema_coverage" jsonschema:"whether every schema was compared"`
 	SuggestedChecks                 []SuggestedCheck    `json:"suggested_checks" jsonschema:"create_check arguments worth saving for CI"`

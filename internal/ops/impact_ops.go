@@ -15,8 +15,8 @@ func addImpactOps(r *Registry) {
 			"confirmed_impacted_models (modified, added, removed, then downstream) or confirmed_not_impacted_models (no review needed); select only limits the listing. " +
 			"Each impacted model gets row counts, schema changes, a verified key, a value diff and one data_impact: confirmed, none, or potential with a next_action. " +
 			"Column lineage rules out downstream models reading no changed column (not_impacted_by_column_lineage: evidence). Compact (default) names every " +
-			"impacted and ruled-out model; past 100 not-impacted models it names only those near the change (siblings) and counts the rest in " +
-			"not_impacted_summary; detail=full names all."},
+			"impacted model; past 100 not-impacted ones it names 100 near the change (ruled out, siblings) and counts the rest " +
+			"in not_impacted_summary; detail=full names all."},
 		func(ctx context.Context, s *Session, in *impact.Input) (*impact.Result, error) {
 			deps, err := impactDeps(ctx, s)
 			if err != nil {
