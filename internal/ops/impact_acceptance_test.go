@@ -291,7 +291,9 @@ func TestImpactAnalysisDetailAndThreads(t *testing.T) {
 		if len(progress) != 9 || progress[0] != "big_orders: confirmed, 1 rows affected" || progress[5] != "payment_orders: potential (no verified key: id (name) not unique: 1 key values occur more than once in base; 1 key values occur more than once in current)" {
 			t.Errorf("progress lines %q", progress)
 		}
-		if compact["detail"] != "compact" || compact["not_impacted_by_column_lineage"] != nil || compact["not_impacted_by_column_lineage_count"] != 1.0 {
+		// Compact names the ruled-out model with its evidence (issue #23).
+		cev, _ := compact["not_impacted_by_column_lineage"].([]any)
+		if compact["detail"] != "compact" || len(cev) != 1 || cev[0].(map[string]any)["name"] != "paid_orders" || compact["not_impacted_by_column_lineage_count"] != 1.0 {
 			t.Errorf("compact: detail %v, evidence %v, count %v", compact["detail"], compact["not_impacted_by_column_lineage"], compact["not_impacted_by_column_lineage_count"])
 		}
 		for _, e := range compact["confirmed_impacted_models"].([]any) {
@@ -315,7 +317,7 @@ func TestImpactAnalysisDetailAndThreads(t *testing.T) {
 			t.Errorf("%d progress reports with 8 threads, want 9", len(progress))
 		}
 		ev := full["not_impacted_by_column_lineage"].([]any)
-		if len(ev) != 1 || ev[0].(map[string]any)["name"] != "paid_orders" {
+		if len(cev) != 1 || cev[0].(map[string]any)["name"] != "paid_orders" {
 			t.Errorf("full evidence %v", ev)
 		}
 		// Same answer whatever the pool size and detail, compact rows aside.
