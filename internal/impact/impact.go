@@ -38,13 +38,13 @@ const (
 
 // Input configures the analysis.
 type Input struct {
-	Select                  string `json:"select,omitempty" jsonschema:"dbt selector of the models to list (default: all); changes always come from every modified node."`
+	Select                  string `json:"select,omitempty" jsonschema:"dbt selector of the models to list (default: all), not of what counts as changed"`
 	SkipValueDiff           bool   `json:"skip_value_diff,omitempty" jsonschema:"run no value diff (models not added or removed stay potential)"`
 	SkipDownstreamValueDiff bool   `json:"skip_downstream_value_diff,omitempty" jsonschema:"value-diff only modified models, not downstream ones"`
 	UseColumnLineage        *bool  `json:"use_column_lineage,omitempty" jsonschema:"rule out downstream models reading no changed column (default true)"`
-	MaxValueDiffRows        int64  `json:"max_value_diff_rows,omitempty" jsonschema:"views with more rows are not value-diffed (tables always are, given a verified key); 0 = 1000000, -1 = no limit"`
+	MaxValueDiffRows        int64  `json:"max_value_diff_rows,omitempty" jsonschema:"views with more rows are not value-diffed; 0 = 1000000, -1 = no limit"`
 	Threads                 int    `json:"threads,omitempty" jsonschema:"models checked in the warehouse at once (default 4, at most 64)"`
-	Detail                  string `json:"detail,omitempty" jsonschema:"compact (default): data_impact none as short rows; full: every field and the column-lineage evidence"`
+	Detail                  string `json:"detail,omitempty" jsonschema:"compact (default) or full: every field and not-impacted name"`
 	AllowEmpty              bool   `json:"allow_empty,omitempty" jsonschema:"accept a select/exclude term naming nothing (default: error)"`
 }
 
@@ -78,7 +78,7 @@ type RowCount struct {
 	Delta    *int64   `json:"delta" jsonschema:"current minus base (null unless both are counted)"`
 	DeltaPct *float64 `json:"delta_pct" jsonschema:"delta in % of base (null when base is 0 or null)"`
 	// Status explains a missing count (table_not_found, permission_denied...).
-	BaseStatus    string `json:"base_status,omitempty" jsonschema:"why base is null: not_in_manifest, table_not_found, permission_denied, unsupported_resource_type or unsupported_materialization"`
+	BaseStatus    string `json:"base_status,omitempty" jsonschema:"why base is null (not_in_manifest, table_not_found, permission_denied, ...)"`
 	CurrentStatus string `json:"current_status,omitempty" jsonschema:"why current is null (as base_status)"`
 }
 
@@ -111,8 +111,8 @@ type ValueDiff struct {
 type NextAction struct {
 	Tool     string   `json:"tool" jsonschema:"query_diff, profile_diff or query"`
 	Columns  []string `json:"columns" jsonschema:"columns it is about (null: whole model)"`
-	Reason   string   `json:"reason" jsonschema:"why this step, and why no definitive verdict yet"`
-	Priority string   `json:"priority" jsonschema:"high (modified), medium (downstream tables) or low (views)"`
+	Reason   string   `json:"reason" jsonschema:"why this step"`
+	Priority string   `json:"priority" jsonschema:"high, medium or low"`
 	// Query is kept for callers of earlier versions.
 	Query string `json:"query,omitempty" jsonschema:"Deprecated: use arguments.sql_template."`
 	// Arguments are ready arguments for the tool.
@@ -134,27 +134,26 @@ type Model struct {
 	Materialized   string   `json:"materialized" jsonschema:"table, view, incremental, ..."`
 	Classification string   `json:"classification,omitempty" jsonschema:"modified or downstream"`
 	ChangeStatus   *string  `json:"change_status" jsonschema:"added, removed or modified; null downstream"`
-	Modifications  []string `json:"modifications,omitempty" jsonschema:"state:modified sub-selectors matched (body, configs, relation, persisted_descriptions, macros, contract)"`
+	Modifications  []string `json:"modifications,omitempty" jsonschema:"state:modified sub-selectors matched"`
 	// ChangeCategory comes from column lineage: breaking, partial_breaking, non_breaking or unknown.
-	ChangeCategory     string   `json:"change_category,omitempty" jsonschema:"breaking, partial_breaking, non_breaking or unknown (modified models)"`
-	CodeChangedColumns []string `json:"code_changed_columns,omitempty" jsonschema:"columns the change touches by column lineage (recomputed, added, or fed by a changed column)"`
-	RowSetChanged      bool     `json:"row_set_changed,omitempty" jsonschema:"the change alters which rows exist (WHERE, JOIN, ...): every column may change"`
-	// ChangedColumns is kept for callers of earlier versions.
-	ChangedColumns      []string       `json:"changed_columns,omitempty" jsonschema:"Deprecated: use code_changed_columns."`
+	ChangeCategory      string         `json:"change_category,omitempty" jsonschema:"breaking, partial_breaking, non_breaking or unknown"`
+	CodeChangedColumns  []string       `json:"code_changed_columns,omitempty" jsonschema:"modified models: columns the code change touches (column lineage)"`
+	RowSetChanged       bool           `json:"row_set_changed,omitempty" jsonschema:"the change alters which rows exist (WHERE, JOIN, ...)"`
 	ValueChangedColumns []string       `json:"value_changed_columns,omitempty" jsonschema:"columns the value diff found changed"`
-	ImpactedVia         []string       `json:"impacted_via,omitempty" jsonschema:"the changed upstream columns (model.column) that reach this model"`
+	ImpactedVia         []string       `json:"impacted_via,omitempty" jsonschema:"changed upstream columns (model.column) reaching it"`
+	ImpactedColumns     []string       `json:"impacted_columns,omitempty" jsonschema:"downstream models: columns a changed upstream column reaches"`
 	PrimaryKey          []string       `json:"primary_key,omitempty" jsonschema:"the key rows are compared on; null when none verified"`
-	KeySource           string         `json:"key_source,omitempty" jsonschema:"constraint, test (unique), grain (GROUP BY, DISTINCT), lineage (passed through) or name (MODEL_id, id)"`
-	KeyVerified         bool           `json:"key_verified,omitempty" jsonschema:"the key is proven unique and not NULL (passing test or warehouse check)"`
-	KeyEvidence         string         `json:"key_evidence,omitempty" jsonschema:"where the key comes from and how it was verified"`
+	KeySource           string         `json:"key_source,omitempty" jsonschema:"constraint, test, grain, lineage or name"`
+	KeyVerified         bool           `json:"key_verified,omitempty" jsonschema:"the key is proven unique and not NULL"`
+	KeyEvidence         string         `json:"key_evidence,omitempty" jsonschema:"how the key was found and verified"`
 	RejectedKeys        []RejectedKey  `json:"rejected_keys,omitempty" jsonschema:"candidate keys that failed verification"`
 	RowCount            *RowCount      `json:"row_count,omitempty" jsonschema:"row counts of both builds; null when not counted"`
-	SchemaChanges       []SchemaChange `json:"schema_changes,omitempty" jsonschema:"changed columns from the catalogs: [] = unchanged, null = not comparable; added/removed models list all"`
+	SchemaChanges       []SchemaChange `json:"schema_changes,omitempty" jsonschema:"changed columns from the catalogs: [] = unchanged, null = not comparable"`
 	ValueDiff           *ValueDiff     `json:"value_diff,omitempty" jsonschema:"the key-joined comparison; null when none ran"`
 	ValueDiffSkipped    string         `json:"value_diff_skipped,omitempty" jsonschema:"why no value diff ran"`
-	AffectedRowCount    *int64         `json:"affected_row_count" jsonschema:"rows that differ (all rows of an added or removed model); null when potential"`
-	VerdictBasis        string         `json:"verdict_basis,omitempty" jsonschema:"value_diff, added_model or removed_model (every row affected); empty when potential"`
-	DataImpact          string         `json:"data_impact" jsonschema:"confirmed (data changed), none (verified unchanged) or potential (unverified: follow next_action)"`
+	AffectedRowCount    *int64         `json:"affected_row_count" jsonschema:"rows that differ; null when potential"`
+	VerdictBasis        string         `json:"verdict_basis,omitempty" jsonschema:"value_diff, added_model or removed_model; empty when potential"`
+	DataImpact          string         `json:"data_impact" jsonschema:"confirmed, none (verified unchanged) or potential (follow next_action)"`
 	NextAction          *NextAction    `json:"next_action,omitempty" jsonschema:"the follow-up to make; null when none is needed"`
 	Warning             string         `json:"warning,omitempty" jsonschema:"a problem with this model's comparison"`
 
@@ -167,8 +166,16 @@ type NotImpacted struct {
 	Name           string   `json:"name" jsonschema:"model name"`
 	UniqueID       string   `json:"unique_id" jsonschema:"dbt unique id"`
 	Reason         string   `json:"reason" jsonschema:"why it is not impacted"`
-	Reads          []string `json:"reads_columns" jsonschema:"the changed-side upstream columns (model.column) it reads"`
-	CheckedAgainst []string `json:"checked_against" jsonschema:"the changed upstream columns (model.column), none reaching it"`
+	Reads          []string `json:"reads_columns" jsonschema:"changed-side upstream columns it reads"`
+	CheckedAgainst []string `json:"checked_against" jsonschema:"changed upstream columns, none reaching it"`
+}
+
+// NotImpactedSummary counts the not-impacted models a compact result does
+// not name.
+type NotImpactedSummary struct {
+	Count     int            `json:"count" jsonschema:"models"`
+	ByPackage map[string]int `json:"by_package" jsonschema:"per package"`
+	ByFolder  map[string]int `json:"by_folder" jsonschema:"per folder"`
 }
 
 // StepError is a step that failed without failing the analysis.
@@ -191,19 +198,68 @@ type Result struct {
 	Guidance             string `json:"_guidance" jsonschema:"how to read this result"`
 	ClassificationSource string `json:"classification_source" jsonschema:"column_lineage or lineage_dag (model-level only)"`
 	SingleEnv            bool   `json:"single_env" jsonschema:"no base build (nothing can differ)"`
-	Warning              string `json:"_warning,omitempty" jsonschema:"a warning on the whole result (single-env, or base equals current)"`
+	Warning              string `json:"_warning,omitempty" jsonschema:"a warning on the whole result"`
 	Detail               string `json:"detail" jsonschema:"compact or full (the detail parameter)"`
 	// MaxAffectedRowCount is the largest affected_row_count of one model (not a total).
 	MaxAffectedRowCount             int64               `json:"max_affected_row_count" jsonschema:"largest affected_row_count of one model"`
 	ModifiedCount                   int                 `json:"modified_count" jsonschema:"models modified, added or removed"`
-	DownstreamCount                 int                 `json:"downstream_count" jsonschema:"models downstream of a change (state:modified+, ruled-out ones included)"`
-	ConfirmedImpactedModels         []*Model            `json:"confirmed_impacted_models" jsonschema:"modified, then downstream models (by name), each with one data_impact"`
-	ConfirmedNotImpactedModels      []string            `json:"confirmed_not_impacted_models" jsonschema:"names of the models no data-affecting change reaches; they need no review"`
-	NotImpactedByColumnLineage      []NotImpacted       `json:"not_impacted_by_column_lineage,omitempty" jsonschema:"why column lineage rules these models out (full detail only)"`
+	DownstreamCount                 int                 `json:"downstream_count" jsonschema:"impacted downstream models"`
+	Counts                          Counts              `json:"counts" jsonschema:"counts that add up to the lists"`
+	ConfirmedImpactedModels         []*Model            `json:"confirmed_impacted_models" jsonschema:"modified, then downstream models, each with one data_impact"`
+	ConfirmedNotImpactedModels      []string            `json:"confirmed_not_impacted_models" jsonschema:"models no data-affecting change reaches; they need no review"`
+	NotImpactedSummary              *NotImpactedSummary `json:"not_impacted_summary,omitempty" jsonschema:"not-impacted models not named (detail=full names them)"`
+	NotImpactedByColumnLineage      []NotImpacted       `json:"not_impacted_by_column_lineage,omitempty" jsonschema:"ruled-out models with evidence (compact: first 10)"`
 	NotImpactedByColumnLineageCount int                 `json:"not_impacted_by_column_lineage_count" jsonschema:"models column lineage rules out"`
 	SchemaCoverage                  diff.SchemaCoverage `json:"schema_coverage" jsonschema:"whether every schema was compared"`
 	SuggestedChecks                 []SuggestedCheck    `json:"suggested_checks" jsonschema:"create_check arguments worth saving for CI"`
 	Errors                          []StepError         `json:"errors" jsonschema:"failed steps (the rest still ran)"`
+}
+
+// Counts are the models of a result by change and verdict. They add up:
+// Impacted = Modified + Added + Removed + Downstream (the entries of
+// confirmed_impacted_models) and NotImpacted counts every model in scope
+// that is not impacted, RuledOutByColumnLineage of them ruled out.
+type Counts struct {
+	Impacted                int `json:"-"`
+	Modified                int `json:"modified" jsonschema:"modified"`
+	Added                   int `json:"added" jsonschema:"added"`
+	Removed                 int `json:"removed" jsonschema:"removed"`
+	Downstream              int `json:"downstream" jsonschema:"downstream"`
+	NotImpacted             int `json:"not_impacted" jsonschema:"not impacted, listed or summarised"`
+	RuledOutByColumnLineage int `json:"-"`
+}
+
+// Tally counts a result's lists: the one definition of every count, which
+// Analyze stores in Counts and the renderers of hand-built results reuse.
+func (r *Result) Tally() Counts {
+	c := Counts{Impacted: len(r.ConfirmedImpactedModels), NotImpacted: len(r.ConfirmedNotImpactedModels),
+		RuledOutByColumnLineage: len(r.NotImpactedByColumnLineage)}
+	if r.NotImpactedSummary != nil {
+		c.NotImpacted += r.NotImpactedSummary.Count
+	}
+	for _, m := range r.ConfirmedImpactedModels {
+		switch {
+		case m.ChangeStatus == nil || m.Classification == ChangeDownstream:
+			c.Downstream++
+		case *m.ChangeStatus == "added":
+			c.Added++
+		case *m.ChangeStatus == "removed":
+			c.Removed++
+		default:
+			c.Modified++
+		}
+	}
+	return c
+}
+
+// Sentence is how every text surface (CLI, summary) words the counts.
+func (c Counts) Sentence() string {
+	s := fmt.Sprintf("%d impacted (%d modified, %d added, %d removed, %d downstream), %d not impacted",
+		c.Impacted, c.Modified, c.Added, c.Removed, c.Downstream, c.NotImpacted)
+	if c.RuledOutByColumnLineage > 0 {
+		s += fmt.Sprintf(" (%d ruled out by column lineage)", c.RuledOutByColumnLineage)
+	}
+	return s
 }
 
 // Deps are the collaborators of an analysis.
@@ -216,6 +272,9 @@ type Deps struct {
 	Diff diff.Env
 	// Lineage is the column lineage of both builds; nil disables pruning.
 	Lineage *Lineage
+	// Verdicts is the session's impact model (Classify over DefaultSelect
+	// with Lineage); nil: Analyze classifies for this call.
+	Verdicts *Verdicts
 	// WarehouseErr is why no warehouse connection could be opened, if so;
 	// the data steps report it instead of running.
 	WarehouseErr error
@@ -252,7 +311,7 @@ func Analyze(ctx context.Context, d Deps, in Input) (*Result, error) {
 	if cmp.Project.SingleEnv {
 		res.Warning = dbt.SingleEnvWarning
 	}
-	a, err := newAnalysis(d, in, res)
+	a, err := newAnalysis(ctx, d, in, res)
 	if err != nil {
 		return nil, err
 	}
@@ -270,6 +329,11 @@ func Analyze(ctx context.Context, d Deps, in Input) (*Result, error) {
 		m.compact = res.Detail == DetailCompact && m.DataImpact == None
 	}
 	res.ConfirmedImpactedModels = a.models
+	a.verdicts.Record(a.models)
+	if res.Detail == DetailCompact {
+		a.summariseNotImpacted()
+	}
+	res.Counts = res.Tally()
 	res.SuggestedChecks = suggestedChecks(a.models)
 	sort.SliceStable(res.Errors, func(i, j int) bool {
 		if res.Errors[i].Model != res.Errors[j].Model {

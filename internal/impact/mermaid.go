@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/ripple-data/ripple/internal/dbt"
@@ -42,16 +43,17 @@ type MermaidResult struct {
 }
 
 // Mermaid draws a deterministic `graph LR` of the given nodes: shapes per
-// resource type, styles per change status, and "what changed" notes. Node
+// resource type, styles per change status and verdict (v, the impact model:
+// ruled-out nodes get their own style), and "what changed" notes. Node
 // order and ids are stable so diagrams diff cleanly between pushes.
-func Mermaid(cmp *lineage.Comparison, ids []string, notes map[string]Annotation, maxChars int) *MermaidResult {
+func Mermaid(cmp *lineage.Comparison, v *Verdicts, ids []string, notes map[string]Annotation, maxChars int) *MermaidResult {
 	if maxChars <= 0 {
 		maxChars = MaxMermaidChars
 	}
 	ids = append([]string(nil), ids...)
 	// Changed nodes first, then impacted, so truncation keeps what matters.
 	sort.SliceStable(ids, func(i, j int) bool {
-		ri, rj := rank(cmp, ids[i]), rank(cmp, ids[j])
+		ri, rj := rank(cmp, v, ids[i]), rank(cmp, v, ids[j])
 		if ri != rj {
 			return ri < rj
 		}
@@ -78,9 +80,9 @@ func Mermaid(cmp *lineage.Comparison, ids []string, notes map[string]Annotation,
 			continue
 		}
 		a := fmt.Sprintf("n%d", len(kept))
-		line := mermaid.NodeLine(a, shape(n.ResourceType), label(cmp, n, notes[id]))
+		line := mermaid.NodeLine(a, shape(n.ResourceType), label(cmp, v, n, notes[id]))
 		clsLine := ""
-		if cls := classFor(cmp, id); cls != "" {
+		if cls := ClassFor(cmp, v, id); cls != "" {
 			clsLine = mermaid.ClassLine(a, cls)
 		}
 		var mine []edge
@@ -132,6 +134,7 @@ func Mermaid(cmp *lineage.Comparison, ids []string, notes map[string]Annotation,
 	out.WriteString("  classDef removed fill:#f8d7da,stroke:#dc3545,color:#000000\n")
 	out.WriteString("  classDef modified fill:#fff3cd,stroke:#ffc107,color:#000000\n")
 	out.WriteString("  classDef impacted fill:#ffffff,stroke:#ffc107,color:#000000\n")
+	out.WriteString("  classDef ruled_out fill:#ffffff,stroke:#6c757d,stroke-dasharray:4 3,color:#6c757d\n")
 	out.WriteString("  classDef unchanged fill:#ffffff,stroke:#d3d3d3,color:#999999\n")
 	out.WriteString(classes.String())
 	if res.Truncated {
@@ -150,24 +153,39 @@ func aliasLess(a, b string) bool {
 	return a < b
 }
 
-func rank(cmp *lineage.Comparison, id string) int {
+func rank(cmp *lineage.Comparison, v *Verdicts, id string) int {
 	if _, ok := cmp.State[id]; ok {
 		return 0
 	}
-	if cmp.Impacted[id] {
+	switch v.Verdict(id) {
+	case VerdictImpacted:
 		return 1
+	case VerdictRuledOut:
+		return 2
 	}
-	return 2
+	return 3
 }
 
-func classFor(cmp *lineage.Comparison, id string) string {
+// Diagram classes beyond the change statuses.
+const (
+	ClassImpacted  = "impacted"
+	ClassRuledOut  = "ruled_out"
+	ClassUnchanged = "unchanged"
+)
+
+// ClassFor is a node's diagram class: its change status (added, removed,
+// modified), else its verdict (impacted, ruled_out), else unchanged.
+func ClassFor(cmp *lineage.Comparison, v *Verdicts, id string) string {
 	if st, ok := cmp.State[id]; ok {
 		return st.ChangeStatus
 	}
-	if cmp.Impacted[id] {
-		return "impacted"
+	switch v.Verdict(id) {
+	case VerdictImpacted:
+		return ClassImpacted
+	case VerdictRuledOut:
+		return ClassRuledOut
 	}
-	return "unchanged"
+	return ClassUnchanged
 }
 
 // shape picks the Mermaid node shape for a resource type.
@@ -187,7 +205,7 @@ func shape(resourceType string) mermaid.Shape {
 	return mermaid.Box
 }
 
-func label(cmp *lineage.Comparison, n *dbt.Node, a Annotation) string {
+func label(cmp *lineage.Comparison, v *Verdicts, n *dbt.Node, a Annotation) string {
 	name := n.Name
 	if n.ResourceType == dbt.Source {
 		name = n.SourceName + "." + n.Name
@@ -213,11 +231,14 @@ func label(cmp *lineage.Comparison, n *dbt.Node, a Annotation) string {
 			}
 		}
 	}
+	if v.Verdict(n.UniqueID) == VerdictRuledOut {
+		what = append(what, "Ruled out by column lineage")
+	}
 	switch {
 	case a.RowCountDeltaPct != nil && *a.RowCountDeltaPct > 0:
-		what = append(what, fmt.Sprintf("Row count ▲ %s%%", pct(*a.RowCountDeltaPct)))
+		what = append(what, fmt.Sprintf("Row count ▲ %s%%", FormatPct(*a.RowCountDeltaPct)))
 	case a.RowCountDeltaPct != nil && *a.RowCountDeltaPct < 0:
-		what = append(what, fmt.Sprintf("Row count ▼ %s%%", pct(-*a.RowCountDeltaPct)))
+		what = append(what, fmt.Sprintf("Row count ▼ %s%%", FormatPct(-*a.RowCountDeltaPct)))
 	case a.RowCountNote != "":
 		what = append(what, "Row count "+mermaid.Escape(a.RowCountNote))
 	}
@@ -233,9 +254,31 @@ func label(cmp *lineage.Comparison, n *dbt.Node, a Annotation) string {
 	return strings.Join(parts, "<br/>")
 }
 
-func pct(v float64) string {
-	v = math.Round(v*10) / 10
-	return strings.TrimSuffix(fmt.Sprintf("%.1f", v), ".0")
+// DeltaPct is delta in percent of base as impact_analysis reports it:
+// Recce's one decimal, unless that reads 0 for a non-zero delta; then two
+// significant digits (+3 on 19,995 is 0.015, not 0). Nil when base is 0.
+func DeltaPct(delta, base int64) *float64 {
+	if base == 0 {
+		return nil
+	}
+	x := float64(delta) / float64(base) * 100
+	p := math.Round(x*10) / 10
+	if p == 0 && delta != 0 {
+		p, _ = strconv.ParseFloat(strconv.FormatFloat(x, 'g', 2, 64), 64)
+	}
+	return &p
+}
+
+// FormatPct writes a percentage as DeltaPct rounded it: one decimal at
+// most ("3.5", "50"), more only where one decimal would read 0 ("0.015").
+// Every renderer (CLI text, summary, diagram) uses it; the web UI's
+// fmtDeltaPct mirrors it.
+func FormatPct(v float64) string {
+	r := math.Round(v*10) / 10
+	if r == 0 && v != 0 {
+		return strconv.FormatFloat(v, 'g', 2, 64)
+	}
+	return strconv.FormatFloat(r, 'f', -1, 64)
 }
 
 func appendOnce(list []string, s string) []string {

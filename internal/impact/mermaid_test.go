@@ -91,7 +91,7 @@ func TestMermaidShapesAndStyles(t *testing.T) {
 			t.Fatalf("fixture has no node %s (have %v)", id, cmp.Graph.IDs())
 		}
 	}
-	res := impact.Mermaid(cmp, ids, nil, 0)
+	res := impact.Mermaid(cmp, dagVerdicts(cmp), ids, nil, 0)
 	mm := res.Mermaid
 	if !strings.HasPrefix(mm, "graph LR\n") {
 		t.Fatalf("diagram must start with graph LR:\n%s", mm)
@@ -188,7 +188,7 @@ func TestMermaidAnnotations(t *testing.T) {
 		"model." + pid + ".customer_countries": {RowCountDeltaPct: &down},
 		"model." + pid + ".stg_events":         {RowCountNote: "N/A (table_not_found)"},
 	}
-	mm := impact.Mermaid(cmp, allIDs(cmp), notes, 0).Mermaid
+	mm := impact.Mermaid(cmp, dagVerdicts(cmp), allIDs(cmp), notes, 0).Mermaid
 	for name, want := range map[string]string{
 		"customers":          "<small>Code · Row count ▲ 50% · Schema · 2 failed check(s)</small>",
 		"customer_countries": "<small>Row count ▼ 12.3%</small>",
@@ -209,7 +209,7 @@ func TestMermaidEscapesLabels(t *testing.T) {
 	saved := n.Name
 	n.Name = `a"b<c>`
 	defer func() { n.Name = saved }()
-	mm := impact.Mermaid(cmp, []string{id}, nil, 0).Mermaid
+	mm := impact.Mermaid(cmp, dagVerdicts(cmp), []string{id}, nil, 0).Mermaid
 	if !strings.Contains(mm, `["a#quot;b#lt;c#gt;"]`) {
 		t.Errorf("label not escaped:\n%s", mm)
 	}
@@ -218,18 +218,18 @@ func TestMermaidEscapesLabels(t *testing.T) {
 func TestMermaidIsDeterministic(t *testing.T) {
 	cmp := compareFixture(t, shapesScenario)
 	ids := allIDs(cmp)
-	a := impact.Mermaid(cmp, ids, nil, 0)
+	a := impact.Mermaid(cmp, dagVerdicts(cmp), ids, nil, 0)
 	// Reversed input order: the diagram must not depend on it.
 	rev := make([]string, len(ids))
 	for i, id := range ids {
 		rev[len(ids)-1-i] = id
 	}
-	b := impact.Mermaid(cmp, rev, nil, 0)
+	b := impact.Mermaid(cmp, dagVerdicts(cmp), rev, nil, 0)
 	if a.Mermaid != b.Mermaid {
 		t.Fatalf("two calls differ:\n%s\n---\n%s", a.Mermaid, b.Mermaid)
 	}
 	// A rebuilt fixture (new temp dir, new timestamps) draws the same bytes.
-	c := impact.Mermaid(compareFixture(t, shapesScenario), ids, nil, 0)
+	c := impact.Mermaid(compareFixture(t, shapesScenario), dagVerdicts(compareFixture(t, shapesScenario)), ids, nil, 0)
 	if a.Mermaid != c.Mermaid {
 		t.Fatalf("a rebuild of the same project draws a different diagram:\n%s\n---\n%s", a.Mermaid, c.Mermaid)
 	}
@@ -239,7 +239,7 @@ func TestMermaidGolden(t *testing.T) {
 	cmp := compareFixture(t, shapesScenario)
 	up := 50.0
 	notes := map[string]impact.Annotation{"model." + pid + ".customers": {RowCountDeltaPct: &up}}
-	res := impact.Mermaid(cmp, allIDs(cmp), notes, 0)
+	res := impact.Mermaid(cmp, dagVerdicts(cmp), allIDs(cmp), notes, 0)
 	assertGolden(t, "mermaid_small.mmd", res.Mermaid)
 }
 
@@ -275,7 +275,7 @@ func TestMermaidSizeCap(t *testing.T) {
 	cmp := bigComparison(t)
 	ids := allIDs(cmp)
 	for _, maxChars := range []int{0, 20000, 3000} { // 0: the default cap
-		res := impact.Mermaid(cmp, ids, nil, maxChars)
+		res := impact.Mermaid(cmp, dagVerdicts(cmp), ids, nil, maxChars)
 		limit := maxChars
 		if limit == 0 {
 			limit = impact.MaxMermaidChars
@@ -307,13 +307,13 @@ func TestMermaidSizeCap(t *testing.T) {
 				t.Errorf("max %d: %d changed nodes kept, want all %d", limit, kept, len(cmp.State))
 			}
 		}
-		again := impact.Mermaid(cmp, ids, nil, maxChars)
+		again := impact.Mermaid(cmp, dagVerdicts(cmp), ids, nil, maxChars)
 		if again.Mermaid != res.Mermaid {
 			t.Errorf("max %d: truncated diagram is not deterministic", limit)
 		}
 	}
 	// Under the cap nothing is truncated and there is no note.
-	small := impact.Mermaid(cmp, ids[:5], nil, 0)
+	small := impact.Mermaid(cmp, dagVerdicts(cmp), ids[:5], nil, 0)
 	if small.Truncated || strings.Contains(small.Mermaid, "truncated") {
 		t.Errorf("5 nodes must not be truncated: %+v", small)
 	}
@@ -367,10 +367,20 @@ func TestMermaidTruncationKeepsEdges(t *testing.T) {
 	cmp := bigComparison(t)
 	ids := allIDs(cmp)
 	for _, maxChars := range []int{0, 20000, 3000} {
-		res := impact.Mermaid(cmp, ids, nil, maxChars)
+		res := impact.Mermaid(cmp, dagVerdicts(cmp), ids, nil, maxChars)
 		if want := edgesAmong(t, cmp, res.Mermaid); res.EdgeCount != want {
 			t.Errorf("max %d: %d nodes shown with %d of the %d edges between them",
 				maxChars, res.NodeCount, res.EdgeCount, want)
 		}
 	}
+}
+
+// dagVerdicts is the model-level impact model: every changed node and its
+// descendants impacted, as lineage_diff's impacted column says.
+func dagVerdicts(cmp *lineage.Comparison) *impact.Verdicts {
+	ids := make([]string, 0, len(cmp.Impacted))
+	for id := range cmp.Impacted {
+		ids = append(ids, id)
+	}
+	return impact.Classify(context.Background(), cmp, ids, nil)
 }

@@ -174,7 +174,9 @@ func suggestedChecks(models []*Model) []SuggestedCheck {
 		if m.Classification == "modified" && !isRemoved(m) && tableLike[materialization(m)] {
 			tables = append(tables, m.Name)
 		}
-		if m.Classification == "modified" && len(m.SchemaChanges) > 0 && m.ChangeStatus != nil && *m.ChangeStatus == "modified" {
+		// Every model with a schema change, added and removed ones and
+		// downstream ones included: the check must cover what the triage found.
+		if len(m.SchemaChanges) > 0 {
 			schemaIDs = append(schemaIDs, m.UniqueID)
 		}
 	}
@@ -192,7 +194,7 @@ func suggestedChecks(models []*Model) []SuggestedCheck {
 	}
 	if len(schemaIDs) > 0 {
 		out = append(out, SuggestedCheck{Type: "schema_diff", Name: "Schema of changed models",
-			Description: "Column changes of the modified models.",
+			Description: fmt.Sprintf("Column changes of the %d model(s) whose schema changed.", len(schemaIDs)),
 			Params:      map[string]any{"node_id": schemaIDs}})
 	}
 	return out

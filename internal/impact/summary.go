@@ -25,8 +25,10 @@ type SummaryCheck struct {
 // SummaryInput is everything the PR comment shows.
 type SummaryInput struct {
 	Comparison *lineage.Comparison
-	Impact     *Result
-	Checks     []SummaryCheck
+	// Verdicts is the impact model the diagram styles nodes by.
+	Verdicts *Verdicts
+	Impact   *Result
+	Checks   []SummaryCheck
 	// WarehouseWarnings are the connection's own warnings (a Postgres
 	// superuser or a role with write grants): a reviewer should know the
 	// review ran with more rights than it needs.
@@ -96,11 +98,20 @@ func Markdown(in SummaryInput) string {
 			}
 			notes[m.UniqueID] = a
 		}
+		// Ruled-out models are drawn too, in their own style: a reviewer
+		// sees what column lineage cleared, not a gap in the graph.
+		for _, n := range r.NotImpactedByColumnLineage {
+			ids = append(ids, n.UniqueID)
+		}
 	}
 	if len(ids) == 0 {
 		b.WriteString("No impacted models.\n")
 	} else {
-		mm := Mermaid(in.Comparison, ids, notes, MaxMermaidChars-2000)
+		v := in.Verdicts
+		if v == nil {
+			v = verdictsOf(r)
+		}
+		mm := Mermaid(in.Comparison, v, ids, notes, MaxMermaidChars-2000)
 		b.WriteString("```mermaid\n" + mm.Mermaid + "```\n")
 		if mm.Truncated {
 			fmt.Fprintf(&b, "\n_The graph was truncated: %d node(s) not shown._\n", mm.OmittedNodes)
@@ -109,12 +120,13 @@ func Markdown(in SummaryInput) string {
 	}
 	if r != nil {
 		b.WriteString("\n## Impact\n\n")
-		pruned := ""
-		if r.NotImpactedByColumnLineageCount > 0 {
-			pruned = fmt.Sprintf(" (%d ruled out by column lineage)", r.NotImpactedByColumnLineageCount)
+		fmt.Fprintf(&b, "%s (classification: %s).\n\n", r.Tally().Sentence(), r.ClassificationSource)
+		for _, n := range r.NotImpactedByColumnLineage {
+			fmt.Fprintf(&b, "- %s ruled out by column lineage: reads %s; none of %s reaches it.\n", cell(n.Name), strings.Join(n.Reads, ", "), strings.Join(n.CheckedAgainst, ", "))
 		}
-		fmt.Fprintf(&b, "%d modified, %d downstream%s, %d not impacted (classification: %s).\n\n",
-			r.ModifiedCount, r.DownstreamCount, pruned, len(r.ConfirmedNotImpactedModels), r.ClassificationSource)
+		if len(r.NotImpactedByColumnLineage) > 0 {
+			b.WriteString("\n")
+		}
 		b.WriteString("| model | change | rows (base → current) | schema | data impact | affected rows |\n|---|---|---|---|---|---|\n")
 		for i, m := range r.ConfirmedImpactedModels {
 			if i == maxSummaryRows {
@@ -200,9 +212,9 @@ func rowsCell(m *Model) string {
 	if rc.DeltaPct != nil {
 		switch {
 		case *rc.DeltaPct > 0:
-			s += fmt.Sprintf(" (▲ %s%%)", pct(*rc.DeltaPct))
+			s += fmt.Sprintf(" (▲ %s%%)", FormatPct(*rc.DeltaPct))
 		case *rc.DeltaPct < 0:
-			s += fmt.Sprintf(" (▼ %s%%)", pct(-*rc.DeltaPct))
+			s += fmt.Sprintf(" (▼ %s%%)", FormatPct(-*rc.DeltaPct))
 		}
 	}
 	return s
@@ -261,4 +273,17 @@ func oneLine(s string) string {
 		s = s[:i] + " …"
 	}
 	return s
+}
+
+// verdictsOf is the impact model as a result lists it, for a summary given
+// a result alone.
+func verdictsOf(r *Result) *Verdicts {
+	v := &Verdicts{Source: r.ClassificationSource, nodes: map[string]*Node{}}
+	for _, m := range r.ConfirmedImpactedModels {
+		v.nodes[m.UniqueID] = &Node{ID: m.UniqueID, Name: m.Name, Verdict: VerdictImpacted}
+	}
+	for _, n := range r.NotImpactedByColumnLineage {
+		v.nodes[n.UniqueID] = &Node{ID: n.UniqueID, Name: n.Name, Verdict: VerdictRuledOut}
+	}
+	return v
 }

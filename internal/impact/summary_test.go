@@ -26,6 +26,7 @@ func summaryResult() *impact.Result {
 		ClassificationSource:       "lineage_dag",
 		ModifiedCount:              3,
 		DownstreamCount:            1,
+		Counts:                     impact.Counts{Impacted: 4, Modified: 1, Added: 1, Removed: 1, Downstream: 1, NotImpacted: 1},
 		ConfirmedNotImpactedModels: []string{"stg_events"},
 		ConfirmedImpactedModels: []*impact.Model{
 			{Name: "brand_new", UniqueID: "model." + pid + ".brand_new", ChangeStatus: ptr("added"),
@@ -72,7 +73,7 @@ func TestMarkdownCells(t *testing.T) {
 		"| manifest generated at | ",
 		"| dbt version | 1.8.1 | 1.8.1 |\n",
 		"| adapter | duckdb | duckdb |\n",
-		"3 modified, 1 downstream, 1 not impacted (classification: lineage_dag).\n",
+		"4 impacted (1 modified, 1 added, 1 removed, 1 downstream), 1 not impacted (classification: lineage_dag).\n",
 		"| model | change | rows (base → current) | schema | data impact | affected rows |\n",
 		"| brand_new | added | N/A (not_in_manifest) → 1 | added `y` | confirmed | N/A (no_primary_key) |\n",
 		"| customers | modified | 2 → 3 (▲ 50%) | added `a`, removed `b`, type_changed `c`, added `d`, added `e`, +2 more | confirmed | 1 |\n",
@@ -114,7 +115,7 @@ func TestMarkdownCells(t *testing.T) {
 func TestMarkdownEmpty(t *testing.T) {
 	cmp := compareFixture(t, shapesScenario)
 	md := impact.Markdown(impact.SummaryInput{Comparison: cmp, Impact: &impact.Result{ClassificationSource: "lineage_dag"}})
-	for _, want := range []string{"## Lineage\n\nNo impacted models.\n", "0 modified, 0 downstream, 0 not impacted (classification: lineage_dag).\n", "## Checks\n\nNo checks yet.\n"} {
+	for _, want := range []string{"## Lineage\n\nNo impacted models.\n", "0 impacted (0 modified, 0 added, 0 removed, 0 downstream), 0 not impacted (classification: lineage_dag).\n", "## Checks\n\nNo checks yet.\n"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("summary lacks %q\n%s", want, md)
 		}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"sort"
 	"strings"
 	"sync"
@@ -247,10 +246,7 @@ func (a *analysis) rowCount(m *Model, b, c *diff.SideStats) *RowCount {
 	if b.Rows != nil && c.Rows != nil {
 		delta := *c.Rows - *b.Rows
 		r.Delta = &delta
-		if *b.Rows != 0 {
-			p := math.Round(float64(delta)/float64(*b.Rows)*1000) / 10
-			r.DeltaPct = &p
-		}
+		r.DeltaPct = DeltaPct(delta, *b.Rows)
 	}
 	for _, s := range []*diff.SideStats{c, b} {
 		if s.Meta.Status == diff.StatusTableNotFound || s.Meta.Status == diff.StatusPermissionDenied {

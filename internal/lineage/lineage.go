@@ -77,12 +77,12 @@ type DiffInput struct {
 type DiffResult struct {
 	// Nodes columns: idx, id, name, resource_type, materialized,
 	// change_status (added/removed/modified/null), impacted (the peer's),
-	// then package_name and modifications.
-	Nodes *frame.Frame `json:"nodes" jsonschema:"idx, id, name, resource_type, materialized, change_status, impacted, package_name, modifications"`
+	// then package_name, modifications and verdict (the refined one).
+	Nodes *frame.Frame `json:"nodes" jsonschema:"idx, id, name, resource_type, materialized, change_status, impacted (DAG), package_name, modifications, verdict (impacted, ruled_out, not_impacted)"`
 	// Edges columns: from, to (indexes into Nodes; parent → child).
 	Edges         *frame.Frame `json:"edges" jsonschema:"from, to: node idx, parent to child"`
 	ChangedCount  int          `json:"changed_count" jsonschema:"changed nodes"`
-	ImpactedCount int          `json:"impacted_count" jsonschema:"impacted nodes"`
+	ImpactedCount int          `json:"impacted_count" jsonschema:"impacted nodes (DAG)"`
 	Truncated     bool         `json:"truncated,omitempty" jsonschema:"cut at 300 nodes, changed and impacted first"`
 	TotalNodes    int          `json:"total_nodes" jsonschema:"nodes before the cap"`
 	ReturnedNodes int          `json:"returned_nodes" jsonschema:"nodes returned"`
@@ -94,7 +94,9 @@ type DiffResult struct {
 func (r *DiffResult) Mismatch() (bool, error) { return r.ChangedCount > 0, nil }
 
 // Diff renders the comparison restricted to the selected node ids.
-func (c *Comparison) Diff(selected []string, viewMode string) *DiffResult {
+// verdict, when not nil, gives each node its refined verdict (the impact
+// model's; lineage cannot import it) for the verdict column.
+func (c *Comparison) Diff(selected []string, viewMode string, verdict func(id string) string) *DiffResult {
 	ids := make([]string, 0, len(selected))
 	for _, id := range selected {
 		if _, ok := c.Graph.Node(id); ok {
@@ -117,7 +119,7 @@ func (c *Comparison) Diff(selected []string, viewMode string) *DiffResult {
 		[2]string{"idx", frame.Integer}, [2]string{"id", frame.Text}, [2]string{"name", frame.Text},
 		[2]string{"resource_type", frame.Text}, [2]string{"materialized", frame.Text},
 		[2]string{"change_status", frame.Text}, [2]string{"impacted", frame.Boolean},
-		[2]string{"package_name", frame.Text}, [2]string{"modifications", frame.Unknown})
+		[2]string{"package_name", frame.Text}, [2]string{"modifications", frame.Unknown}, [2]string{"verdict", frame.Text})
 	res.Edges = frame.New([2]string{"from", frame.Integer}, [2]string{"to", frame.Integer})
 	index := make(map[string]int, len(ids))
 	for i, id := range ids {
@@ -141,7 +143,12 @@ func (c *Comparison) Diff(selected []string, viewMode string) *DiffResult {
 		if c.Impacted[id] {
 			res.ImpactedCount++
 		}
-		res.Nodes.Append(i, id, n.Name, n.ResourceType, mat, status, c.Impacted[id], n.PackageName, mods)
+		var v any
+		if verdict != nil {
+			vs := verdict(id)
+			v = vs
+		}
+		res.Nodes.Append(i, id, n.Name, n.ResourceType, mat, status, c.Impacted[id], n.PackageName, mods, v)
 	}
 	for _, id := range ids {
 		for _, p := range c.Graph.Parents(id) {

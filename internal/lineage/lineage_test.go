@@ -50,7 +50,7 @@ func TestRealPairs(t *testing.T) {
 			p := realPair(t, tc.fixture)
 			c := Compare(p)
 			all := c.Graph.IDs()
-			d := c.Diff(all, "all")
+			d := c.Diff(all, "all", nil)
 			if d.SingleEnv || d.Warning != "" {
 				t.Fatal("two environments expected")
 			}
@@ -80,7 +80,7 @@ func TestRealPairs(t *testing.T) {
 
 func TestModificationKindsReported(t *testing.T) {
 	p := realPair(t, "mrkidbk_test_dbt_jaffle_shop")
-	d := Compare(p).Diff([]string{"model.jaffle_shop.stg_payments"}, "changed_models")
+	d := Compare(p).Diff([]string{"model.jaffle_shop.stg_payments"}, "changed_models", nil)
 	if len(d.Nodes.Data) != 1 {
 		t.Fatalf("rows = %d", len(d.Nodes.Data))
 	}
@@ -94,7 +94,7 @@ func TestViewAllTruncation(t *testing.T) {
 	sp := synth.Generate(synth.Options{Models: 400, Seed: 1, Changed: 0.02})
 	p := loadSynth(t, sp)
 	c := Compare(p)
-	d := c.Diff(c.Graph.IDs(), "all")
+	d := c.Diff(c.Graph.IDs(), "all", nil)
 	if !d.Truncated || d.ReturnedNodes != ViewAllMaxNodes || d.TotalNodes != len(c.Graph.IDs()) {
 		t.Fatalf("truncated=%v returned=%d total=%d", d.Truncated, d.ReturnedNodes, d.TotalNodes)
 	}
@@ -112,7 +112,7 @@ func TestViewAllTruncation(t *testing.T) {
 		t.Fatalf("changed = %d, want %d", d.ChangedCount, len(sp.ChangedIDs))
 	}
 	// changed_models never truncates.
-	if d := c.Diff(c.Graph.IDs(), "changed_models"); d.Truncated {
+	if d := c.Diff(c.Graph.IDs(), "changed_models", nil); d.Truncated {
 		t.Fatal("changed_models must not truncate")
 	}
 }
@@ -120,7 +120,7 @@ func TestViewAllTruncation(t *testing.T) {
 func TestSingleEnvWarns(t *testing.T) {
 	p := realPair(t, "mrkidbk_test_dbt_jaffle_shop")
 	p.Base, p.SingleEnv = p.Current, true
-	d := Compare(p).Diff([]string{"model.jaffle_shop.customers"}, "all")
+	d := Compare(p).Diff([]string{"model.jaffle_shop.customers"}, "all", nil)
 	if !d.SingleEnv || d.Warning == "" || d.ChangedCount != 0 {
 		t.Fatalf("single env diff = %+v", d)
 	}
@@ -156,7 +156,7 @@ func BenchmarkLoadAndDiff(b *testing.B) {
 			b.Fatal(err)
 		}
 		c := Compare(p)
-		_ = c.Diff(c.Graph.IDs(), "all")
+		_ = c.Diff(c.Graph.IDs(), "all", nil)
 	}
 }
 

@@ -565,14 +565,16 @@ func contractCases() []contractCase {
 				},
 			})
 			for i, want := range []map[string]any{
-				{"unique_id": "model.ripple_test.orders", "impacted_via": []any{"customers.id"}, "code_changed_columns": []any{"amount", "customer_id", "id"}},
-				{"unique_id": "model.ripple_test.segments", "impacted_via": []any{"customers.age", "customers.id"}, "code_changed_columns": []any{"id", "segment"}},
+				// A downstream model's code did not change: its reached columns
+				// are impacted_columns, never code_changed_columns.
+				{"unique_id": "model.ripple_test.orders", "impacted_via": []any{"customers.id"}, "code_changed_columns": nil, "impacted_columns": []any{"amount", "customer_id", "id"}},
+				{"unique_id": "model.ripple_test.segments", "impacted_via": []any{"customers.age", "customers.id"}, "code_changed_columns": nil, "impacted_columns": []any{"id", "segment"}},
 			} {
 				want["change_status"], want["classification"], want["data_impact"], want["affected_row_count"] = nil, "downstream", "confirmed", 1
 				want["verdict_basis"], want["row_count"], want["schema_changes"], want["primary_key"] = "value_diff", rows, []any{}, []any{"id"}
 				want["key_source"], want["key_verified"], want["next_action"] = "lineage", true, nil
 				m := models[2+i]
-				jsonEq(t, want["unique_id"].(string), pick(m, fields...), want)
+				jsonEq(t, want["unique_id"].(string), pick(m, append(fields, "impacted_columns")...), want)
 				vd := m.(map[string]any)["value_diff"].(map[string]any)
 				jsonEq(t, want["unique_id"].(string)+" value_diff rows", pick(vd, "rows_added", "rows_removed", "rows_changed", "affected_row_count"),
 					map[string]any{"rows_added": 1, "rows_removed": 0, "rows_changed": 0, "affected_row_count": 1})

@@ -774,7 +774,7 @@ func TestSummaryTakesImpactParameters(t *testing.T) {
 		if !strings.Contains(md, "| orders | modified | 2 → 3 (▲ 50%) |") || strings.Contains(md, "| customers |") || strings.Contains(md, "| payments |") {
 			t.Errorf("summary of select=orders:\n%s", md)
 		}
-		if !strings.Contains(md, "1 modified, 0 downstream") {
+		if !strings.Contains(md, "1 impacted (1 modified, 0 added, 0 removed, 0 downstream)") {
 			t.Errorf("counts of select=orders:\n%s", md)
 		}
 	})

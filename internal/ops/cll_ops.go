@@ -12,6 +12,7 @@ import (
 	"github.com/ripple-data/ripple/internal/cll"
 	"github.com/ripple-data/ripple/internal/dbt"
 	"github.com/ripple-data/ripple/internal/dialect"
+	"github.com/ripple-data/ripple/internal/impact"
 	"github.com/ripple-data/ripple/internal/selector"
 )
 
@@ -40,7 +41,7 @@ func (s *Session) ProjectLineage(ctx context.Context, base bool) (*cll.ProjectLi
 type GetCLLInput struct {
 	NodeID         string `json:"node_id,omitempty" jsonschema:"model, seed, snapshot or source (default: every changed node in the default package scope)"`
 	Column         string `json:"column,omitempty" jsonschema:"trace one column of node_id"`
-	ChangeAnalysis bool   `json:"change_analysis,omitempty" jsonschema:"add change_status, change_category, impacted (default false)"`
+	ChangeAnalysis bool   `json:"change_analysis,omitempty" jsonschema:"add change_status, change_category, impacted, verdict (default false)"`
 }
 
 // ColumnRef names a column of a node.
@@ -71,7 +72,8 @@ type CLLNode struct {
 	ChangeStatus   string                `json:"change_status,omitempty" jsonschema:"added, removed or modified"`
 	ChangeCategory string                `json:"change_category,omitempty" jsonschema:"breaking, partial_breaking, non_breaking or unknown"`
 	Columns        map[string]*CLLColumn `json:"columns" jsonschema:"its columns by name"`
-	Impacted       *bool                 `json:"impacted,omitempty" jsonschema:"modified or downstream"`
+	Impacted       *bool                 `json:"impacted,omitempty" jsonschema:"verdict is impacted"`
+	Verdict        string                `json:"verdict,omitempty" jsonschema:"impacted, ruled_out or not_impacted"`
 	Opaque         bool                  `json:"opaque,omitempty" jsonschema:"lineage unknown (not empty)"`
 	OpaqueReason   string                `json:"opaque_reason,omitempty" jsonschema:"why"`
 }
@@ -169,12 +171,14 @@ type ImpactedModel struct {
 	Node    string   `json:"node" jsonschema:"unique id"`
 	Columns []string `json:"columns" jsonschema:"its impacted columns"`
 	Opaque  bool     `json:"opaque" jsonschema:"opaque models are always reached"`
+	Verdict string   `json:"verdict" jsonschema:"its impact_analysis verdict for the actual change"`
 }
 
 // UnreachedModel reads the changed model but none of the changed columns.
 type UnreachedModel struct {
-	Node  string   `json:"node" jsonschema:"unique id"`
-	Reads []string `json:"reads" jsonschema:"the changed model's columns it does read"`
+	Node    string   `json:"node" jsonschema:"unique id"`
+	Reads   []string `json:"reads" jsonschema:"the changed model's columns it does read"`
+	Verdict string   `json:"verdict" jsonschema:"its impact_analysis verdict for the actual change"`
 }
 
 // ColumnImpactResult is the downstream impact of changed columns.
@@ -261,6 +265,10 @@ func columnImpact(ctx context.Context, s *Session, in *ColumnImpactInput) (*Colu
 		start = append(start, cll.NodeColumn{Node: id, Column: c})
 	}
 	ir := pl.Impact(start)
+	v, err := Verdicts(ctx, s)
+	if err != nil {
+		return nil, err
+	}
 	ref := func(c cll.NodeColumn) ColumnRef { return ColumnRef{Node: c.Node, Column: c.Column} }
 	res := &ColumnImpactResult{Changed: []ColumnRef{}, Columns: []ImpactedColumn{}, Models: []ImpactedModel{}, NotReached: []UnreachedModel{}}
 	for _, c := range ir.Changed {
@@ -270,10 +278,10 @@ func columnImpact(ctx context.Context, s *Session, in *ColumnImpactInput) (*Colu
 		res.Columns = append(res.Columns, ImpactedColumn{Node: c.Node, Column: c.Column, Reason: c.Reason, Via: ref(c.Via), Root: ref(c.Root), Depth: c.Depth})
 	}
 	for _, m := range ir.Models {
-		res.Models = append(res.Models, ImpactedModel{Node: m.Node, Columns: m.Columns, Opaque: m.Opaque})
+		res.Models = append(res.Models, ImpactedModel{Node: m.Node, Columns: m.Columns, Opaque: m.Opaque, Verdict: v.Verdict(m.Node)})
 	}
 	for _, m := range ir.NotReached {
-		res.NotReached = append(res.NotReached, UnreachedModel{Node: m.Node, Reads: m.Reads})
+		res.NotReached = append(res.NotReached, UnreachedModel{Node: m.Node, Reads: m.Reads, Verdict: v.Verdict(m.Node)})
 	}
 	return res, nil
 }
@@ -574,7 +582,13 @@ func getCLL(ctx context.Context, s *Session, in *GetCLLInput) (*CLLResult, error
 		}
 	}
 	var changes map[string]cll.ChangeAnalysis
+	var verdicts *impact.Verdicts
 	if in.ChangeAnalysis {
+		v, err := Verdicts(ctx, s)
+		if err != nil {
+			return nil, err
+		}
+		verdicts = v
 		changes = map[string]cll.ChangeAnalysis{}
 		base, err := s.ProjectLineage(ctx, true)
 		if err != nil {
@@ -603,7 +617,8 @@ func getCLL(ctx context.Context, s *Session, in *GetCLLInput) (*CLLResult, error
 			if ca, ok := changes[id]; ok {
 				node.ChangeCategory = ca.Category
 			}
-			impacted := cmp.Impacted[id]
+			node.Verdict = verdicts.Verdict(id)
+			impacted := node.Verdict == impact.VerdictImpacted
 			node.Impacted = &impacted
 		}
 		res.Nodes[id] = node

@@ -53,8 +53,8 @@ func TestImpactAnalysisVerdicts(t *testing.T) {
 		if want := []string{"paid_orders", "unrelated"}; !reflect.DeepEqual(r.ConfirmedNotImpactedModels, want) {
 			t.Errorf("confirmed_not_impacted_models %v, want %v", r.ConfirmedNotImpactedModels, want)
 		}
-		if r.ModifiedCount != 4 || r.DownstreamCount != 6 || r.NotImpactedByColumnLineageCount != 1 || r.MaxAffectedRowCount != 2 {
-			t.Errorf("modified %d downstream %d pruned %d max %d, want 4 6 1 2", r.ModifiedCount, r.DownstreamCount, r.NotImpactedByColumnLineageCount, r.MaxAffectedRowCount)
+		if r.ModifiedCount != 4 || r.DownstreamCount != 5 || r.NotImpactedByColumnLineageCount != 1 || r.MaxAffectedRowCount != 2 {
+			t.Errorf("modified %d downstream %d pruned %d max %d, want 4 5 1 2", r.ModifiedCount, r.DownstreamCount, r.NotImpactedByColumnLineageCount, r.MaxAffectedRowCount)
 		}
 		m := byName(r)
 		type verdict struct {
@@ -146,8 +146,19 @@ func TestImpactAnalysisVerdicts(t *testing.T) {
 		if got := m["stg_payments"].CodeChangedColumns; !reflect.DeepEqual(got, []string{"amount"}) {
 			t.Errorf("stg_payments code_changed_columns %v", got)
 		}
-		if got := m["daily_revenue"].CodeChangedColumns; !reflect.DeepEqual(got, []string{"revenue"}) {
-			t.Errorf("daily_revenue code_changed_columns %v", got)
+		if got := m["daily_revenue"].ImpactedColumns; !reflect.DeepEqual(got, []string{"revenue"}) {
+			t.Errorf("daily_revenue impacted_columns %v", got)
+		}
+		// The counts add up to the models listed, and a downstream model's
+		// code did not change, so it has no code_changed_columns.
+		if c := r.Counts; c.Impacted != len(r.ConfirmedImpactedModels) || c.Modified+c.Added+c.Removed+c.Downstream != c.Impacted ||
+			c.NotImpacted != len(r.ConfirmedNotImpactedModels) || c.Downstream != r.DownstreamCount || c.Modified+c.Added+c.Removed != r.ModifiedCount {
+			t.Errorf("counts %+v do not add up to %d impacted, %d not impacted", c, len(r.ConfirmedImpactedModels), len(r.ConfirmedNotImpactedModels))
+		}
+		for _, mm := range r.ConfirmedImpactedModels {
+			if mm.Classification == "downstream" && len(mm.CodeChangedColumns) > 0 {
+				t.Errorf("downstream %s has code_changed_columns %#v", mm.Name, mm.CodeChangedColumns)
+			}
 		}
 		if got := r.NotImpactedByColumnLineage; len(got) != 1 || got[0].Name != "paid_orders" ||
 			!reflect.DeepEqual(got[0].Reads, []string{"stg_payments.order_id"}) || !reflect.DeepEqual(got[0].CheckedAgainst, []string{"stg_payments.amount"}) {
@@ -218,12 +229,12 @@ func TestImpactAnalysisSelectScopesTheReport(t *testing.T) {
 		if p := r.NotImpactedByColumnLineage; len(p) != 1 || !reflect.DeepEqual(p[0].Reads, []string{"stg_payments.order_id"}) || !reflect.DeepEqual(p[0].CheckedAgainst, []string{"stg_payments.amount"}) {
 			t.Errorf("paid_orders evidence %+v", p)
 		}
-		if r.ModifiedCount != 0 || r.DownstreamCount != 2 {
-			t.Errorf("modified %d downstream %d, want 0 and 2", r.ModifiedCount, r.DownstreamCount)
+		if r.ModifiedCount != 0 || r.DownstreamCount != 1 {
+			t.Errorf("modified %d downstream %d, want 0 and 1", r.ModifiedCount, r.DownstreamCount)
 		}
 
 		md := callOp[SummaryResult](t, s, "summary", map[string]any{"select": "tag:finance"}).Markdown
-		if !strings.Contains(md, "0 modified, 2 downstream (1 ruled out by column lineage), 1 not impacted") || !strings.Contains(md, "| daily_revenue | downstream |") || strings.Contains(md, "| stg_payments |") {
+		if !strings.Contains(md, "1 impacted (0 modified, 0 added, 0 removed, 1 downstream), 1 not impacted (1 ruled out by column lineage)") || !strings.Contains(md, "| daily_revenue | downstream |") || strings.Contains(md, "| stg_payments |") {
 			t.Errorf("summary --select tag:finance:\n%s", md)
 		}
 
@@ -280,7 +291,9 @@ func TestImpactAnalysisDetailAndThreads(t *testing.T) {
 		if len(progress) != 9 || progress[0] != "big_orders: confirmed, 1 rows affected" || progress[5] != "payment_orders: potential (no verified key: id (name) not unique: 1 key values occur more than once in base; 1 key values occur more than once in current)" {
 			t.Errorf("progress lines %q", progress)
 		}
-		if compact["detail"] != "compact" || compact["not_impacted_by_column_lineage"] != nil || compact["not_impacted_by_column_lineage_count"] != 1.0 {
+		// Compact names the ruled-out model with its evidence (issue #23).
+		cev, _ := compact["not_impacted_by_column_lineage"].([]any)
+		if compact["detail"] != "compact" || len(cev) != 1 || cev[0].(map[string]any)["name"] != "paid_orders" || compact["not_impacted_by_column_lineage_count"] != 1.0 {
 			t.Errorf("compact: detail %v, evidence %v, count %v", compact["detail"], compact["not_impacted_by_column_lineage"], compact["not_impacted_by_column_lineage_count"])
 		}
 		for _, e := range compact["confirmed_impacted_models"].([]any) {
@@ -304,7 +317,7 @@ func TestImpactAnalysisDetailAndThreads(t *testing.T) {
 			t.Errorf("%d progress reports with 8 threads, want 9", len(progress))
 		}
 		ev := full["not_impacted_by_column_lineage"].([]any)
-		if len(ev) != 1 || ev[0].(map[string]any)["name"] != "paid_orders" {
+		if len(cev) != 1 || cev[0].(map[string]any)["name"] != "paid_orders" {
 			t.Errorf("full evidence %v", ev)
 		}
 		// Same answer whatever the pool size and detail, compact rows aside.

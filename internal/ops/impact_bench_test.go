@@ -16,12 +16,14 @@ import (
 	"github.com/ripple-data/ripple/internal/warehouse/duckdb"
 )
 
-// BenchmarkImpactAnalysis2000 is issue #13's scale target: one
-// impact_analysis call on a 2,000-model synthetic project with 3% of the
-// models changed — 184 impacted models, 171 of them tables — built into
-// DuckDB with empty relations, so what is measured is the per-model cost of
-// the triage (key checks, value diffs, lineage), not scans. Targets: ≤ 6 s
-// wall on 2 cores, a default response ≤ 40 KB naming every impacted model.
+// BenchmarkImpactAnalysis2000 is issues #13 and #23's scale target: one
+// impact_analysis call on a 2,000-model synthetic project with realistic
+// model names (30–40 characters, in layer/domain folders) and 2% of the
+// models changed — about 150 impacted models — built into DuckDB with empty
+// relations, so what is measured is the per-model cost of the triage (key
+// checks, value diffs, lineage), not scans. Targets: ≤ 5 s cold wall on 2
+// cores, a default response ≤ 40 KB naming every impacted model; it reports
+// the detail=full response's size too (full_bytes).
 //
 //   - session: the call as an MCP server answers it: the session already
 //     loaded the artifacts and opened the warehouse (any earlier tool call
@@ -36,7 +38,7 @@ import (
 // quietest run.
 func BenchmarkImpactAnalysis2000(b *testing.B) {
 	dir := b.TempDir()
-	p := synth.Generate(synth.Options{Models: 2000, Seed: 7, Changed: 0.03})
+	p := synth.Generate(synth.Options{Models: 2000, Seed: 7, Changed: 0.02, LongNames: true})
 	if err := p.Write(dir); err != nil {
 		b.Fatal(err)
 	}
@@ -78,6 +80,18 @@ func BenchmarkImpactAnalysis2000(b *testing.B) {
 				b.StartTimer()
 			}
 			reportImpact(b, out.(*impact.Result), cpu)
+			s := newSession()
+			defer s.Close()
+			full, err := op.CallJSON(ctx, s, json.RawMessage(`{"detail":"full"}`))
+			if err != nil {
+				b.Fatal(err)
+			}
+			raw, _ := json.Marshal(full)
+			r := full.(*impact.Result)
+			if len(r.ConfirmedNotImpactedModels) != r.Counts.NotImpacted || r.NotImpactedSummary != nil {
+				b.Fatalf("detail=full names %d of %d not-impacted models", len(r.ConfirmedNotImpactedModels), r.Counts.NotImpacted)
+			}
+			b.ReportMetric(float64(len(raw)), "full_bytes")
 		})
 	}
 }
@@ -101,9 +115,22 @@ func reportImpact(b *testing.B, r *impact.Result, cpu time.Duration) {
 			b.Errorf("%s stays potential: %s", m.Name, m.ValueDiffSkipped)
 		}
 	}
-	if tables < 150 || len(r.Errors) > 0 {
-		b.Fatalf("%d impacted tables (want ≥ 150), errors %v", tables, r.Errors)
+	if n := len(r.ConfirmedImpactedModels); n < 120 || n > 200 || len(r.Errors) > 0 {
+		b.Fatalf("%d impacted models (want about 150), errors %v", len(r.ConfirmedImpactedModels), r.Errors)
 	}
+	for _, n := range r.NotImpactedByColumnLineage[:min(len(r.NotImpactedByColumnLineage), impact.MaxCompactEvidence)] {
+		if !strings.Contains(string(raw), `"`+n.Name+`"`) {
+			b.Fatalf("the response does not name ruled-out model %s", n.Name)
+		}
+	}
+	if c := r.Counts; c.Modified+c.Added+c.Removed+c.Downstream != len(r.ConfirmedImpactedModels) ||
+		r.NotImpactedSummary == nil || c.NotImpacted != len(r.ConfirmedNotImpactedModels)+r.NotImpactedSummary.Count {
+		b.Fatalf("counts %+v do not add up (summary %+v)", c, r.NotImpactedSummary)
+	}
+	part := func(v any) int { p, _ := json.Marshal(v); return len(p) }
+	b.Logf("bytes: impacted %d, not impacted names %d (%d), ruled out %d (%d), summary %d, suggested %d",
+		part(r.ConfirmedImpactedModels), part(r.ConfirmedNotImpactedModels), len(r.ConfirmedNotImpactedModels),
+		part(r.NotImpactedByColumnLineage), len(r.NotImpactedByColumnLineage), part(r.NotImpactedSummary), part(r.SuggestedChecks))
 	b.ReportMetric(cpu.Seconds()/float64(b.N), "cpu_s/op")
 	b.ReportMetric(float64(len(raw)), "bytes")
 	b.ReportMetric(float64(len(r.ConfirmedImpactedModels)), "impacted")

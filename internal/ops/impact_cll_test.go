@@ -29,8 +29,8 @@ func TestImpactAnalysisPrunesWithColumnLineage(t *testing.T) {
 			t.Fatalf("classification_source = %s", r.ClassificationSource)
 		}
 		stg := model(t, r, "stg_items")
-		if stg.ChangeCategory != "partial_breaking" || strings.Join(stg.ChangedColumns, ",") != "amount" {
-			t.Errorf("stg_items change = %s %v", stg.ChangeCategory, stg.ChangedColumns)
+		if stg.ChangeCategory != "partial_breaking" || strings.Join(stg.CodeChangedColumns, ",") != "amount" {
+			t.Errorf("stg_items change = %s %v", stg.ChangeCategory, stg.CodeChangedColumns)
 		}
 		amounts := model(t, r, "item_amounts")
 		if amounts.Classification != "downstream" || len(amounts.ImpactedVia) == 0 || !strings.Contains(amounts.ImpactedVia[0], "stg_items.amount") {

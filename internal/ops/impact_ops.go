@@ -11,11 +11,12 @@ import (
 
 func addImpactOps(r *Registry) {
 	Add(r, Spec{Name: "impact_analysis", Title: "Impact analysis", Warehouse: true, DiffTool: true,
-		Description: "Call this FIRST to review a change, before reporting impacted models; do not infer impact by reading code. One call classifies every model " +
-			"in scope as confirmed_impacted_models (modified, added, removed, then downstream) or confirmed_not_impacted_models (need no review); " +
-			"select only limits the listing. Each impacted model gets row counts, schema changes, a verified key and a value diff, and one data_impact: " +
-			"confirmed, none, or potential with a next_action to call. Column lineage (default) rules out downstream models reading no changed column. " +
-			"detail=full adds every field and the evidence. Selector grammar: see select_nodes."},
+		Description: "Call this FIRST to review a change; do not infer impact by reading code. Classifies every model in scope as " +
+			"confirmed_impacted_models (modified, added, removed, then downstream) or confirmed_not_impacted_models (no review needed); select only limits the listing. " +
+			"Each impacted model gets row counts, schema changes, a verified key, a value diff and one data_impact: confirmed, none, or potential with a next_action. " +
+			"Column lineage rules out downstream models reading no changed column (not_impacted_by_column_lineage: evidence). Compact (default) names every " +
+			"impacted model; past 100 not-impacted ones it names 100 near the change (ruled out, siblings) and counts the rest " +
+			"in not_impacted_summary; detail=full names all."},
 		func(ctx context.Context, s *Session, in *impact.Input) (*impact.Result, error) {
 			deps, err := impactDeps(ctx, s)
 			if err != nil {
@@ -24,10 +25,13 @@ func addImpactOps(r *Registry) {
 			return impact.Analyze(ctx, deps, *in)
 		})
 
-	Add(r, Spec{Name: "render_lineage_mermaid", Memoize: true, Title: "Lineage as Mermaid",
+	// Not memoized: the row-count notes come from the session's impact
+	// analyses, which may run between two calls.
+	Add(r, Spec{Name: "render_lineage_mermaid", Title: "Lineage as Mermaid",
 		Description: "A deterministic Mermaid `graph LR` of the changed nodes and their downstream (or a selection): shapes per resource type, " +
-			"styles for added/modified/removed/impacted, 'what changed' notes (Added/Removed, Code, Config, Schema). Capped at ~50,000 characters " +
-			"with an explicit truncation note. Paste `mermaid` into a ```mermaid block. " + SelectGrammar},
+			"styles for added/modified/removed/impacted/ruled_out (impact_analysis's verdicts), " +
+			"'what changed' notes (Added/Removed, Code, Config, Schema, Row count % once measured). " +
+			"Capped at ~50,000 characters with an explicit truncation note. Paste `mermaid` into a ```mermaid block. " + SelectGrammar},
 		func(ctx context.Context, s *Session, in *impact.MermaidInput) (*impact.MermaidResult, error) {
 			sel := in.Select
 			if strings.TrimSpace(sel) == "" {
@@ -38,8 +42,24 @@ func addImpactOps(r *Registry) {
 			if err != nil {
 				return nil, err
 			}
+			v, err := Verdicts(ctx, s)
+			if err != nil {
+				return nil, err
+			}
 			notes := schemaNotes(ctx, s, ids)
-			res := impact.Mermaid(cmp, ids, notes, in.MaxChars)
+			for _, id := range ids {
+				if _, changed := cmp.State[id]; !changed {
+					continue
+				}
+				ms, ok := v.Measurement(id)
+				if !ok || ms.RowCount == nil || ms.RowCount.DeltaPct == nil || *ms.RowCount.DeltaPct == 0 {
+					continue
+				}
+				a := notes[id]
+				a.RowCountDeltaPct = ms.RowCount.DeltaPct
+				notes[id] = a
+			}
+			res := impact.Mermaid(cmp, v, ids, notes, in.MaxChars)
 			if strings.TrimSpace(in.Select) != "" {
 				res.Warning = joinWarnings(res.Warning, emptyWarning(si, ids))
 			}
@@ -62,6 +82,10 @@ func impactDeps(ctx context.Context, s *Session) (impact.Deps, error) {
 			return impact.Deps{}, err
 		}
 	}
+	verdicts, err := Verdicts(ctx, s)
+	if err != nil {
+		return impact.Deps{}, err
+	}
 	keys, err := s.Cached(ctx, "impact.keys", func(*dbt.Project) (any, error) { return impact.NewKeyCache(), nil })
 	if err != nil {
 		return impact.Deps{}, err
@@ -74,13 +98,37 @@ func impactDeps(ctx context.Context, s *Session) (impact.Deps, error) {
 			ids, _, err := selectIDs(ctx, s, SelectInput{Select: sel, AllowEmpty: true})
 			return ids, err
 		},
-		Diff:    env,
-		Lineage: impactLineage(ctx, s),
-		Keys:    keys.(*impact.KeyCache),
+		Diff:     env,
+		Lineage:  impactLineage(ctx, s),
+		Verdicts: verdicts,
+		Keys:     keys.(*impact.KeyCache),
 		Progress: func(done, total int, message string) {
 			ReportProgress(ctx, float64(done), float64(total), message)
 		},
 	}, nil
+}
+
+// Verdicts is the session's impact model: every node's change status and
+// verdict, computed once per loaded project with column lineage (the
+// model-level DAG answer when lineage cannot be computed) and read by every
+// surface, so impact_analysis, lineage_diff, get_cll, column_impact,
+// render_lineage_mermaid, summary and the web UI agree on every node.
+func Verdicts(ctx context.Context, s *Session) (*impact.Verdicts, error) {
+	v, err := s.Cached(ctx, "impact.verdicts", func(*dbt.Project) (any, error) {
+		ids, _, err := selectIDs(ctx, s, SelectInput{Select: impact.DefaultSelect, AllowEmpty: true})
+		if err != nil {
+			return nil, err
+		}
+		cmp, err := s.Comparison(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return impact.Classify(ctx, cmp, ids, impactLineage(ctx, s)), nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return v.(*impact.Verdicts), nil
 }
 
 // impactLineage is the column lineage of both builds, or nil when it

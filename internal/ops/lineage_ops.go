@@ -96,8 +96,8 @@ func addLineageOps(r *Registry) {
 	Add(r, Spec{
 		Name: "lineage_diff", Memoize: true,
 		Title: "Lineage diff",
-		Description: "Lineage diff of base and current: nodes and edges DataFrames. impacted is authoritative: modified or downstream through ref " +
-			"(false even when sharing sources). Mermaid graph LR fill/stroke: added #d4edda/#28a745, removed #f8d7da/#dc3545, " +
+		Description: "Lineage diff of base and current: nodes and edges DataFrames. impacted is the DAG answer: modified or downstream through ref " +
+			"(false even when sharing sources). Report verdict: impact_analysis's answer (ruled_out: by column lineage). Mermaid graph LR fill/stroke: added #d4edda/#28a745, removed #f8d7da/#dc3545, " +
 			"modified #fff3cd/#ffc107, impacted #fff/#ffc107, others #fff/#d3d3d3.",
 		DiffTool: true,
 	}, func(ctx context.Context, s *Session, in *lineage.DiffInput) (*lineage.DiffResult, error) {
@@ -110,7 +110,11 @@ func addLineageOps(r *Registry) {
 		if err != nil {
 			return nil, err
 		}
-		res := cmp.Diff(ids, mode)
+		v, err := Verdicts(ctx, s)
+		if err != nil {
+			return nil, err
+		}
+		res := cmp.Diff(ids, mode, v.Verdict)
 		res.Warning = joinWarnings(res.Warning, emptyWarning(si, ids), scopeWarning(cmp, in.Packages))
 		return res, nil
 	})

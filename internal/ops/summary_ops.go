@@ -66,7 +66,7 @@ func Summary(ctx context.Context, s *Session, in impact.Input) (*SummaryResult, 
 	if c := s.openedWarehouse(); c != nil {
 		warnings = warehouse.Warnings(c)
 	}
-	md := impact.Markdown(impact.SummaryInput{Comparison: deps.Comparison, Impact: res, Checks: list, WarehouseWarnings: warnings})
+	md := impact.Markdown(impact.SummaryInput{Comparison: deps.Comparison, Verdicts: deps.Verdicts, Impact: res, Checks: list, WarehouseWarnings: warnings})
 	out := &SummaryResult{Markdown: md, DataSteps: res.DataSteps(), Errors: res.Errors}
 	if deps.Comparison.Project.SingleEnv {
 		out.Warning = dbt.SingleEnvWarning

@@ -21,5 +21,9 @@ func LineageDiffUncapped(ctx context.Context, s *Session, in *lineage.DiffInput)
 	}
 	// Diff caps only when told the view is "all"; the selection above has
 	// already applied the view mode.
-	return cmp.Diff(ids, ""), nil
+	v, err := Verdicts(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	return cmp.Diff(ids, "", v.Verdict), nil
 }

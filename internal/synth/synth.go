@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 )
@@ -22,12 +23,25 @@ type Options struct {
 	Seed    uint64  // PRNG seed
 	Changed float64 // share of models whose SQL changes in current (default 0.01)
 	// LongNames gives models and sources realistic names of 30–40
-	// characters (fct_customer_order_revenue_daily_00042) instead of m_00042.
+	// characters (fct_customer_order_revenue_daily_00042) in layer/domain
+	// folders (models/marts/finance/) instead of m_00042 at the top level.
 	LongNames bool
 	// ChangedTail, when set, draws the changed models from the last share
 	// of models only (the marts), so that a PR impacts a realistic few
 	// hundred models rather than everything downstream of a staging model.
 	ChangedTail float64
+}
+
+var nameDomains = []string{"finance", "marketing", "sales", "logistics", "product", "support", "billing", "growth"}
+
+// modelName is model i's name and folder under models/.
+func modelName(o Options, r *rand.Rand, i int) (name, folder string) {
+	if !o.LongNames {
+		return fmt.Sprintf("m_%05d", i), ""
+	}
+	prefix := layerPrefix(i, o.Models)
+	layer := map[string]string{"stg": "staging", "int": "intermediate", "fct": "marts"}[prefix]
+	return longName(r, prefix, i), layer + "/" + nameDomains[i%len(nameDomains)]
 }
 
 // Project is a generated base/current pair.
@@ -71,6 +85,7 @@ func Generate(o Options) *Project {
 	p := &Project{}
 	type model struct {
 		id, name string
+		folder   string
 		parents  []string
 		cols     []string
 	}
@@ -86,11 +101,8 @@ func Generate(o Options) *Project {
 	}
 	models := make([]model, o.Models)
 	for i := range models {
-		name := fmt.Sprintf("m_%05d", i)
-		if o.LongNames {
-			name = longName(r, layerPrefix(i, o.Models), i)
-		}
-		m := model{id: fmt.Sprintf("model.%s.%s", pkg, name), name: name}
+		name, folder := modelName(o, r, i)
+		m := model{id: fmt.Sprintf("model.%s.%s", pkg, name), name: name, folder: folder}
 		switch {
 		case i < o.Models/4: // staging: one source each
 			m.parents = []string{sources[i%nSources].id}
@@ -151,7 +163,7 @@ func Generate(o Options) *Project {
 			mat := materialization(m.parents)
 			nodes[m.id] = map[string]any{
 				"unique_id": m.id, "name": m.name, "resource_type": "model", "package_name": pkg,
-				"path": m.name + ".sql", "original_file_path": "models/" + m.name + ".sql",
+				"path": path.Join(m.folder, m.name+".sql"), "original_file_path": path.Join("models", m.folder, m.name+".sql"),
 				"fqn": []string{pkg, m.name}, "alias": m.name, "database": "synth", "schema": schema,
 				"relation_name":     fmt.Sprintf(`"synth"."%s"."%s"`, schema, m.name),
 				"checksum":          map[string]any{"name": "sha256", "checksum": hex.EncodeToString(sum[:])},

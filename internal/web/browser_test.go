@@ -178,7 +178,8 @@ func TestBrowserReview(t *testing.T) {
 		"model.jaffle_shop.daily_orders":           "modified",
 		"model.jaffle_shop.stg_payments":           "modified",
 		"model.jaffle_shop.orders":                 "impacted",
-		"model.jaffle_shop.payment_method_summary": "impacted",
+		// Ruled out by column lineage, as impact_analysis says (issue #23).
+		"model.jaffle_shop.payment_method_summary": "ruled_out",
 		"model.jaffle_shop.stg_orders":             "unchanged",
 	}
 	for id, status := range want {
@@ -367,10 +368,10 @@ func TestBrowserReview(t *testing.T) {
 		t.Errorf("%d suggested checks, want 5", n)
 	}
 	notImpacted := eval[[]string](b, "read the not-impacted models", `[...document.querySelectorAll('.not-impacted li')].map(li => li.textContent)`)
-	if !slices.Equal(notImpacted, []string{"order_status_events", "payment_method_summary ruled out by column lineage: reads stg_payments.order_id, stg_payments.payment_method", "stg_customers", "stg_orders"}) {
+	if !slices.Equal(notImpacted, []string{"order_status_events", "payment_method_summary ruled out by column lineage: reads stg_payments.order_id, stg_payments.payment_method; checked against stg_payments.amount", "stg_customers", "stg_orders"}) {
 		t.Errorf("not impacted = %q", notImpacted)
 	}
-	if s := b.text("read the impact summary", `.impact-screen p.summary`); s != "5 modified, 2 downstream, 4 not impacted · classified by column_lineage · at most 4,773 affected rows in one model" {
+	if s := b.text("read the impact summary", `.impact-screen p.summary`); s != "6 impacted (3 modified, 1 added, 1 removed, 1 downstream), 4 not impacted (1 ruled out by column lineage) · classified by column_lineage · at most 4,773 affected rows in one model" {
 		t.Errorf("impact summary = %q", s)
 	}
 	b.screenshot("impact")

@@ -145,8 +145,8 @@ export async function info(): Promise<Info> {
 // ---------------------------------------------------------------- lineage
 
 export type ChangeStatus = 'added' | 'removed' | 'modified';
-/** The colour a node gets: its change, else impacted or unchanged. */
-export type NodeStatus = ChangeStatus | 'impacted' | 'unchanged';
+/** The colour a node gets: its change, else its verdict (impacted, ruled out by column lineage) or unchanged. */
+export type NodeStatus = ChangeStatus | 'impacted' | 'ruled_out' | 'unchanged';
 
 export interface LineageNode {
   idx: number;
@@ -158,6 +158,8 @@ export interface LineageNode {
   changeStatus: ChangeStatus | null;
   modifications: string[];
   impacted: boolean;
+  /** the impact model's verdict (impact_analysis's): impacted, ruled_out or not_impacted */
+  verdict: string;
   status: NodeStatus;
 }
 
@@ -207,7 +209,10 @@ async function fetchLineage(f: LineageFilter): Promise<LineageGraph> {
 export function parseLineage(j: Json): LineageGraph {
   const nodes = records(frame(j.nodes)).map((r): LineageNode => {
     const changeStatus = (r.change_status as ChangeStatus | null) ?? null;
-    const impacted = r.impacted as boolean;
+    const dagImpacted = r.impacted as boolean;
+    // verdict is the one answer every surface gives; impacted is the DAG's.
+    const verdict = (r.verdict as string | null) ?? (dagImpacted ? 'impacted' : 'not_impacted');
+    const impacted = verdict === 'impacted';
     return {
       idx: r.idx as number,
       id: r.id as string,
@@ -218,7 +223,8 @@ export function parseLineage(j: Json): LineageGraph {
       changeStatus,
       modifications: (r.modifications as string[]) ?? [],
       impacted,
-      status: changeStatus ?? (impacted ? 'impacted' : 'unchanged'),
+      verdict,
+      status: changeStatus ?? (impacted ? 'impacted' : verdict === 'ruled_out' ? 'ruled_out' : 'unchanged'),
     };
   });
   const edges = (frame(j.edges)?.rows ?? []).map((e) => [e[0], e[1]] as [number, number]);
@@ -226,7 +232,7 @@ export function parseLineage(j: Json): LineageGraph {
     nodes,
     edges,
     changedCount: j.changed_count,
-    impactedCount: j.impacted_count,
+    impactedCount: nodes.filter((n) => n.impacted).length,
     totalNodes: j.total_nodes,
     singleEnv: j.single_env,
     warning: j._warning,
@@ -515,6 +521,9 @@ export interface ImpactModel {
   changeStatus: string | null;
   changeCategory?: string;
   changedColumns: string[];
+  /** the key the value diff joined on (what triage found and verified) */
+  primaryKey: string[];
+  keySource?: string;
   rowsBase: number | null;
   rowsCurrent: number | null;
   rowsDelta: number | null;
@@ -540,7 +549,9 @@ export interface SuggestedCheck {
 export interface Impact {
   models: ImpactModel[];
   notImpacted: string[];
-  notImpactedByLineage: { name: string; id: string; reads: string[] }[];
+  notImpactedByLineage: { name: string; id: string; reads: string[]; checkedAgainst: string[] }[];
+  /** counts that add up: modified + added + removed + downstream = models */
+  counts: { modified: number; added: number; removed: number; downstream: number; notImpacted: number };
   suggested: SuggestedCheck[];
   errors: unknown[];
   modifiedCount: number;
@@ -565,7 +576,9 @@ export function parseImpact(j: Json): Impact {
       classification: m.classification,
       changeStatus: m.change_status ?? null,
       changeCategory: m.change_category,
-      changedColumns: m.code_changed_columns ?? [],
+      changedColumns: m.code_changed_columns ?? m.impacted_columns ?? [],
+      primaryKey: m.primary_key ?? [],
+      keySource: m.key_source,
       rowsBase: m.row_count?.base ?? null,
       rowsCurrent: m.row_count?.current ?? null,
       rowsDelta: m.row_count?.delta ?? null,
@@ -587,7 +600,14 @@ export function parseImpact(j: Json): Impact {
   return {
     models,
     notImpacted: j.confirmed_not_impacted_models ?? [],
-    notImpactedByLineage: (j.not_impacted_by_column_lineage ?? []).map((n: Json) => ({ name: n.name, id: n.unique_id, reads: n.reads_columns ?? [] })),
+    notImpactedByLineage: (j.not_impacted_by_column_lineage ?? []).map((n: Json) => ({ name: n.name, id: n.unique_id, reads: n.reads_columns ?? [], checkedAgainst: n.checked_against ?? [] })),
+    counts: {
+      modified: j.counts?.modified ?? 0,
+      added: j.counts?.added ?? 0,
+      removed: j.counts?.removed ?? 0,
+      downstream: j.counts?.downstream ?? 0,
+      notImpacted: j.counts?.not_impacted ?? 0,
+    },
     suggested: (j.suggested_checks ?? []).map((s: Json) => ({ type: s.type, name: s.name, description: s.description ?? '', params: s.params ?? {} })),
     errors: j.errors ?? [],
     modifiedCount: j.modified_count,

@@ -64,10 +64,25 @@ export function fmtNum(v: unknown): string {
   return String(v);
 }
 
-/** A signed percentage given in percent (impact's delta_pct). */
+/**
+ * A signed percentage given in percent (impact's delta_pct), worded as
+ * impact.FormatPct words it in the CLI, summary and diagram: one decimal,
+ * more only where one decimal would read 0 (+0.015%, never 0%).
+ */
 export function fmtDeltaPct(v: number | null | undefined): string {
   if (v === null || v === undefined) return '';
-  return `${v > 0 ? '+' : ''}${v}%`;
+  const a = Math.abs(v);
+  const r = Math.round(a * 10) / 10;
+  const s = r === 0 && a !== 0 ? String(Number(a.toPrecision(2))) : String(r);
+  return `${v > 0 ? '+' : v < 0 ? '-' : ''}${s}%`;
+}
+
+/** The counts sentence every surface prints (impact.Counts.Sentence). */
+export function fmtCounts(c: { modified: number; added: number; removed: number; downstream: number; notImpacted: number }, ruledOut: number): string {
+  const impacted = c.modified + c.added + c.removed + c.downstream;
+  let s = `${impacted} impacted (${c.modified} modified, ${c.added} added, ${c.removed} removed, ${c.downstream} downstream), ${c.notImpacted} not impacted`;
+  if (ruledOut > 0) s += ` (${ruledOut} ruled out by column lineage)`;
+  return s;
 }
 
 /** A share given as a fraction (value_diff's matched_p). */

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/ripple-data/ripple/internal/impact"
 )
 
 // Int formats n with thousands separators: 1234567 → "1,234,567".
@@ -56,8 +58,13 @@ func Delta(base, current *int64, baseWhy, currentWhy string) string {
 		if d == 0 {
 			return s + " (=)"
 		}
-		if *base != 0 {
-			return s + " (" + Signed(d) + ", " + Pct(100*float64(d)/float64(*base)) + ")"
+		if p := impact.DeltaPct(d, *base); p != nil {
+			// impact_analysis's delta_pct, worded as every surface words it.
+			sign := "+"
+			if *p < 0 {
+				sign = "-"
+			}
+			return s + " (" + Signed(d) + ", " + sign + impact.FormatPct(math.Abs(*p)) + "%)"
 		}
 		return s + " (" + Signed(d) + ")"
 	}

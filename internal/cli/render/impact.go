@@ -65,23 +65,11 @@ func impactAnalysis(w io.Writer, out *impact.Result, o Options) error {
 		Warn(w, fmt.Sprintf("schema coverage %s: %s model(s) not compared (no catalog columns)", c.Status, Int(int64(c.UncheckedNodeCount))))
 	}
 
-	counts := map[string]int{}
 	verdicts := map[string]int{}
 	for _, m := range out.ConfirmedImpactedModels {
-		counts[changeOf(m)]++
 		verdicts[m.DataImpact]++
 	}
-	var parts []string
-	for _, k := range []string{"modified", "added", "removed", "downstream"} {
-		parts = append(parts, fmt.Sprintf("%d %s", counts[k], k))
-	}
-	notImpacted := fmt.Sprintf("%d not impacted", len(out.ConfirmedNotImpactedModels))
-	if n := out.NotImpactedByColumnLineageCount; n > 0 {
-		notImpacted += fmt.Sprintf(" (%d ruled out by column lineage)", n)
-	}
-	fmt.Fprintf(w, "Impact analysis (%s): %d models to review, %s\n",
-		strings.ReplaceAll(out.ClassificationSource, "_", " "), len(out.ConfirmedImpactedModels), notImpacted)
-	fmt.Fprintf(w, "  change: %s\n", strings.Join(parts, ", "))
+	fmt.Fprintf(w, "Impact analysis (%s): %s\n", strings.ReplaceAll(out.ClassificationSource, "_", " "), out.Tally().Sentence())
 	fmt.Fprintf(w, "  data:   %d confirmed changed, %d verified unchanged, %d potential (largest affected rows in one model: %s)\n",
 		verdicts[impact.Confirmed], verdicts[impact.None], verdicts[impact.Potential], Int(out.MaxAffectedRowCount))
 	if len(out.ConfirmedImpactedModels) == 0 {
@@ -116,7 +104,7 @@ func impactAnalysis(w io.Writer, out *impact.Result, o Options) error {
 		fmt.Fprintln(w, "\nRuled out by column lineage (they read none of the changed columns):")
 		var t Table
 		for _, n := range out.NotImpactedByColumnLineage {
-			t.Add("  "+n.Name, "reads "+list(n.Reads, 4))
+			t.Add("  "+n.Name, "reads "+list(n.Reads, 4), "checked against "+list(n.CheckedAgainst, 4))
 		}
 		if err := t.Write(w, o.width()); err != nil {
 			return err
@@ -200,7 +188,7 @@ func categoryCell(m *impact.Model) string {
 func changedColumnsCell(m *impact.Model) string {
 	var c []string
 	seen := map[string]bool{}
-	for _, n := range append(append([]string{}, m.CodeChangedColumns...), m.ValueChangedColumns...) {
+	for _, n := range append(append(append([]string{}, m.CodeChangedColumns...), m.ImpactedColumns...), m.ValueChangedColumns...) {
 		if !seen[n] {
 			seen[n] = true
 			c = append(c, n)

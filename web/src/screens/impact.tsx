@@ -5,7 +5,7 @@ import { callOp, type DiffResult, type Impact, type ImpactModel, parseDiff } fro
 import { AddToChecklist, DiffView, FailedSteps } from '../components/diffview';
 import { useInfo } from '../context';
 import { useImpact } from '../impactstore';
-import { fmtDeltaPct, fmtNum, href } from '../util';
+import { fmtCounts, fmtDeltaPct, fmtNum, href } from '../util';
 
 export function ImpactScreen() {
   const info = useInfo();
@@ -25,7 +25,7 @@ export function ImpactScreen() {
       {d ? (
         <>
           <p class="summary">
-            {d.modifiedCount} modified, {d.downstreamCount} downstream, {d.notImpacted.length} not impacted · classified by{' '}
+            {fmtCounts(d.counts, d.notImpactedByLineage.length)} · classified by{' '}
             {d.classificationSource}
             {d.maxAffectedRows !== null ? ` · at most ${fmtNum(d.maxAffectedRows)} affected rows in one model` : ''}
           </p>
@@ -85,7 +85,12 @@ function NotImpacted({ names, byLineage }: { names: string[]; byLineage: Impact[
           return (
             <li key={name} data-model={name}>
               {n ? <a href={href('model', n.id)}>{name}</a> : name}
-              {n ? <span class="muted"> ruled out by column lineage: reads {n.reads.join(', ')}</span> : null}
+              {n ? (
+                <span class="muted">
+                  {' '}
+                  ruled out by column lineage: reads {n.reads.join(', ')}; checked against {n.checkedAgainst.join(', ')}
+                </span>
+              ) : null}
             </li>
           );
         })}

@@ -9,7 +9,7 @@ import { useImpact } from '../impactstore';
 import { fmtDeltaPct, go, href, useAsync } from '../util';
 import { ModelPanel } from './model';
 
-const STATUSES = ['added', 'removed', 'modified', 'impacted', 'unchanged'] as const;
+const STATUSES = ['added', 'removed', 'modified', 'impacted', 'ruled_out', 'unchanged'] as const;
 
 export function LineageScreen({ model }: { model?: string }) {
   const info = useInfo();

@@ -5,6 +5,7 @@ import { diffArgs, type DiffResult, getModel, getNode, type ModelSide, runDiff, 
 import { CodeDiff } from '../components/codediff';
 import { DiffView } from '../components/diffview';
 import { useInfo, useReloadKey } from '../context';
+import { useImpact } from '../impactstore';
 import { href, shortName, useAsync } from '../util';
 
 type Tab = 'columns' | 'code' | 'diffs';
@@ -19,6 +20,13 @@ export function ModelPanel({ id, onClose }: { id: string; onClose: () => void })
   const cur = model.data?.current;
   const base = model.data?.base;
   const side = cur ?? base;
+  // The key triage found and verified (impact_analysis runs once per
+  // artifacts version and is shared with the lineage screen's badges).
+  const info = useInfo();
+  const impact = useImpact(!!info?.warehouse);
+  const triage = impact.data?.models.find((m) => m.id === id);
+  const pk = side?.primaryKey.length ? side.primaryKey : (triage?.primaryKey ?? []);
+  const pkBasis = side?.primaryKey.length ? side.keyBasis : triage?.primaryKey.length ? `impact_analysis: ${triage.keySource ?? 'verified'}` : undefined;
 
   return (
     <section class="panel" aria-label={`Model ${name}`}>
@@ -37,8 +45,8 @@ export function ModelPanel({ id, onClose }: { id: string; onClose: () => void })
           <dd>{side.materialized ?? '—'}</dd>
           <dt>key</dt>
           <dd data-testid="model-key">
-            {side.primaryKey.length ? <code>{side.primaryKey.join(', ')}</code> : 'none found'}
-            {side.keyBasis ? <span class="muted"> ({side.keyBasis}{side.keyEvidence ? `: ${side.keyEvidence}` : ''})</span> : null}
+            {pk.length ? <code>{pk.join(', ')}</code> : 'none found'}
+            {pkBasis ? <span class="muted"> ({pkBasis}{side.primaryKey.length && side.keyEvidence ? `: ${side.keyEvidence}` : ''})</span> : null}
           </dd>
         </dl>
       ) : null}
@@ -51,7 +59,7 @@ export function ModelPanel({ id, onClose }: { id: string; onClose: () => void })
       </div>
       {tab === 'columns' ? <Columns id={id} cur={cur} base={base} schema={schema.data?.changes} tests={node.data?.tests ?? []} /> : null}
       {tab === 'code' && model.data ? <CodeDiff base={base?.code ?? null} current={cur?.code ?? null} /> : null}
-      {tab === 'diffs' && side ? <Diffs name={name} columns={side.columns.map((c) => ({ name: c.name, type: c.type ?? '' }))} pk={side.primaryKey} /> : null}
+      {tab === 'diffs' && side ? <Diffs name={name} columns={side.columns.map((c) => ({ name: c.name, type: c.type ?? '' }))} pk={pk} key={pk.join(',')} /> : null}
 
       {schema.data && schema.data.coverage !== 'complete' ? (
         <p class="muted">Schema coverage is {schema.data.coverage}: one side has no catalog columns for some nodes, so a missing badge is not evidence of no change.</p>
