@@ -30,6 +30,9 @@ type node struct {
 	rowSrcs []*node
 }
 
+// maxOutputs bounds one node's output list.
+const maxOutputs = 10000
+
 type graph struct {
 	root  *node
 	nodes map[*sqlparse.Query]*node
@@ -131,6 +134,12 @@ func (g *graph) branch(n *node, s *sqlparse.Select, ctes map[string]*node, first
 	}
 	col := 0
 	add := func(name string, deps []ref) {
+		if len(n.outs) >= maxOutputs {
+			// Stars over stars can multiply outputs; attribution past
+			// this is not worth the memory.
+			n.known = false
+			return
+		}
 		if first {
 			n.outs = append(n.outs, name)
 			n.colDeps = append(n.colDeps, deps)

@@ -162,7 +162,7 @@ func (ch Change) oneLine() string {
 		return label + ": removed " + clip(ch.Before, w)
 	}
 	after := ch.After
-	if n := commonWords(ch.Before, ch.After); n > 0 && n < len(after) {
+	if n := commonWords(ch.Before, ch.After); ch.Kind == Filter && n > 0 && n < len(after) {
 		after = after[n:]
 	}
 	return label + ": " + clip(ch.Before, w) + " → " + clip(after, w)
