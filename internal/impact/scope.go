@@ -11,6 +11,7 @@ import (
 	"github.com/ripple-data/ripple/internal/diff"
 	"github.com/ripple-data/ripple/internal/lineage"
 	"github.com/ripple-data/ripple/internal/selector"
+	"github.com/ripple-data/ripple/internal/sqldiff"
 )
 
 // analysis is one run of Analyze.
@@ -31,6 +32,10 @@ type analysis struct {
 	models []*Model
 	byID   map[string]*Model
 	keys   *KeyCache
+	// code is the structural diff of each modified node's code; cosmetic
+	// the nodes whose edit is cosmetic only (cosmetic.go).
+	code     map[string]*sqldiff.CodeChange
+	cosmetic map[string]bool
 
 	mu sync.Mutex // guards res.Errors
 }
@@ -86,6 +91,8 @@ func newAnalysis(d Deps, in Input, res *Result) (*analysis, error) {
 		}
 	}
 	sort.Strings(a.changed)
+	a.codeChanges()
+	a.dropCosmetic()
 	return a, nil
 }
 
@@ -118,6 +125,9 @@ func (a *analysis) classify(ctx context.Context) {
 		if !ok || !tracked[n.ResourceType] || n.Disabled {
 			continue
 		}
+		if a.cosmetic[id] {
+			continue // listed apart in cosmetic_only_models (dropCosmetic)
+		}
 		st, modified := a.cmp.State[id]
 		if !modified && !a.impacted[id] {
 			if n.ResourceType == dbt.Model && g.InCurrent(id) {
@@ -130,6 +140,7 @@ func (a *analysis) classify(ctx context.Context) {
 		if modified {
 			s := st.ChangeStatus
 			m.ChangeStatus, m.Classification = &s, "modified"
+			m.CodeChange = a.codeChangeOf(id)
 			for _, mod := range st.Modifications {
 				m.Modifications = append(m.Modifications, string(mod))
 			}

@@ -15,14 +15,14 @@ type comparer struct {
 	changes        []Change
 }
 
-func newComparer(b, c *sqlparse.Query) *comparer {
+func newComparer(b, c *sqlparse.Query, schema map[string][]string) *comparer {
 	bcte, ccte := map[string]string{}, map[string]string{}
 	collectCTEs(b, bcte)
 	collectCTEs(c, ccte)
 	return &comparer{b: b, c: c,
 		bc: &renderer{canon: true, cte: bcte}, cc: &renderer{canon: true, cte: ccte},
 		bd: &renderer{cte: bcte}, cd: &renderer{cte: ccte},
-		bg: buildGraph(b), cg: buildGraph(c)}
+		bg: buildGraph(b, schema), cg: buildGraph(c, schema)}
 }
 
 // collectCTEs maps every CTE name of q (nested WITHs too) to itself; the

@@ -1,6 +1,8 @@
 package sqldiff
 
 import (
+	"strings"
+
 	"github.com/ripple-data/ripple/internal/sqlparse"
 )
 
@@ -38,10 +40,17 @@ type graph struct {
 	nodes map[*sqlparse.Query]*node
 	// order lists nodes inner first, so one pass mostly settles reach.
 	order []*node
+	// tables are the leaves of the upstream schemas, by lower-case name.
+	tables map[string]*node
 }
 
-func buildGraph(q *sqlparse.Query) *graph {
-	g := &graph{nodes: map[*sqlparse.Query]*node{}}
+func buildGraph(q *sqlparse.Query, schema map[string][]string) *graph {
+	g := &graph{nodes: map[*sqlparse.Query]*node{}, tables: map[string]*node{}}
+	for t, cols := range schema {
+		// A physical relation is a leaf: never changed itself, it names
+		// the columns a star over it passes through.
+		g.tables[strings.ToLower(t)] = &node{outs: cols, known: true, colDeps: make([][]ref, len(cols))}
+	}
 	g.root = g.build(q, map[string]*node{})
 	return g
 }
@@ -103,6 +112,9 @@ func (g *graph) branch(n *node, s *sqlparse.Select, ctes map[string]*node, first
 		case *sqlparse.TableRef:
 			if len(x.Name.Parts) == 1 {
 				srcs[k] = ctes[x.Name.Parts[0]]
+			}
+			if srcs[k] == nil {
+				srcs[k] = g.tables[strings.ToLower(x.Name.String())]
 			}
 			quals[x.Name.String()] = k
 			quals[x.Name.Last()] = k

@@ -72,6 +72,13 @@ type ParseError struct {
 // It never guesses: when either side fails to parse, Changes is nil and
 // Error says where.
 func Diff(dialect, base, current string) Result {
+	return DiffSchema(dialect, base, current, nil)
+}
+
+// DiffSchema is Diff with upstream schemas (relation name as written →
+// ordered columns): a star over such a relation then names its columns
+// when changes are attributed to output columns.
+func DiffSchema(dialect, base, current string, schema map[string][]string) Result {
 	d := sqlparse.LookupDialect(dialect)
 	var p sqlparse.Parser
 	bq, err := p.Parse(d, base)
@@ -82,12 +89,12 @@ func Diff(dialect, base, current string) Result {
 	if err != nil {
 		return Result{Error: parseError("current", err)}
 	}
-	return diffParsed(bq, cq)
+	return diffParsed(bq, cq, schema)
 }
 
 // diffParsed compares two parsed queries; a bug of the walker on odd
 // trees must not take a server down, so a panic becomes an error result.
-func diffParsed(bq, cq *sqlparse.Query) (res Result) {
+func diffParsed(bq, cq *sqlparse.Query, schema map[string][]string) (res Result) {
 	defer func() {
 		if r := recover(); r != nil {
 			res = Result{Error: &ParseError{Side: "current", Message: fmt.Sprintf("internal error while comparing the SQL (a bug in Ripple, please report it): %v", r)}}
@@ -95,7 +102,7 @@ func diffParsed(bq, cq *sqlparse.Query) (res Result) {
 	}()
 	normQuery(bq)
 	normQuery(cq)
-	c := newComparer(bq, cq)
+	c := newComparer(bq, cq, schema)
 	c.run()
 	res.Changes = c.changes
 	if res.Changes == nil {

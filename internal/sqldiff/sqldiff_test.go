@@ -216,3 +216,29 @@ func TestSummary(t *testing.T) {
 		}
 	}
 }
+
+func TestCompareCode(t *testing.T) {
+	cc := CompareCode("duckdb", "", "select 1 as x", "select id from {{ ref('orders') }}", "select id, amount from {{ ref( 'orders' ) }}\n{# note #}{% if true %}{% endif %}")
+	if cc.Compared != ComparedRaw || cc.Note != NoteRaw || cc.Cosmetic || len(cc.Changes) != 1 || change(cc.Changes[0]) != "column_added|amount|final||amount" {
+		t.Errorf("raw fallback: %+v", cc)
+	}
+	cc = CompareCode("duckdb", "select id from orders", "select id from orders -- x", "a", "b")
+	if cc.Compared != ComparedCompiled || cc.Note != "" || !cc.Cosmetic || cc.Summary != "cosmetic only (no structural change)" {
+		t.Errorf("compiled: %+v", cc)
+	}
+}
+
+func TestSchemaNamesStarColumns(t *testing.T) {
+	base := "with a as (select * from raw where ok) select id, v from a"
+	cur := "with a as (select * from raw where not ok) select id, v from a"
+	if got := Diff("duckdb", base, cur).Changes[0].Columns; len(got) != 2 {
+		t.Errorf("without schema: %v", got)
+	}
+	r := DiffSchema("duckdb", "select * from raw", "select * from raw where ok", map[string][]string{"RAW": {"id", "v"}})
+	if got := strings.Join(r.Changes[0].Columns, ","); got != "id,v" {
+		t.Errorf("with schema: got %q, want id,v", got)
+	}
+	if got := strings.Join(Diff("duckdb", "select * from raw", "select * from raw where ok").Changes[0].Columns, ","); got != "" {
+		t.Errorf("star over unknown table: got %q, want nothing named", got)
+	}
+}

@@ -1,0 +1,89 @@
+package impact
+
+import (
+	"sort"
+
+	"github.com/ripple-data/ripple/internal/dbt"
+	"github.com/ripple-data/ripple/internal/sqldiff"
+)
+
+// codeChanges diffs the code of every modified node through the SQL
+// parser (issue 24), once per analysis.
+func (a *analysis) codeChanges() {
+	a.code = map[string]*sqldiff.CodeChange{}
+	if a.cmp.Project == nil || a.cmp.Project.SingleEnv {
+		return
+	}
+	dialect := a.cmp.Project.Current.Manifest.Metadata.AdapterType
+	for _, id := range a.changed {
+		if st := a.cmp.State[id]; st.ChangeStatus != "modified" {
+			continue
+		}
+		bn, err1 := a.cmp.Project.Base.Manifest.Lookup(id)
+		cn, err2 := a.cmp.Project.Current.Manifest.Lookup(id)
+		if err1 != nil || err2 != nil {
+			continue
+		}
+		if cc := sqldiff.ForNodes(dialect, bn, cn); cc != nil {
+			a.code[id] = cc
+		}
+	}
+}
+
+// dropCosmetic is the one place where a cosmetic-only edit stops counting
+// as a change: a node modified in its body alone (no macro, contract or
+// config change) whose SQL the parser finds cosmetic is listed in
+// cosmetic_only_models and leaves the changed and impacted sets, with what
+// only it reached. include_cosmetic keeps dbt's plain state:modified.body
+// meaning instead (the selector state:modified.body itself never changes).
+func (a *analysis) dropCosmetic() {
+	a.cosmetic = map[string]bool{}
+	if a.in.IncludeCosmetic {
+		return
+	}
+	for id, cc := range a.code {
+		st := a.cmp.State[id]
+		if cc.Cosmetic && len(st.Modifications) == 1 && st.Has(dbt.ModBody) {
+			a.cosmetic[id] = true
+		}
+	}
+	if len(a.cosmetic) == 0 {
+		return
+	}
+	keep := map[string]bool{}
+	var changed []string
+	for _, id := range a.changed {
+		if !a.cosmetic[id] {
+			keep[id] = true
+			changed = append(changed, id)
+		}
+	}
+	a.changed = changed
+	reached := a.cmp.Graph.DescendantsOf(keep, -1)
+	for id := range a.impacted {
+		if !keep[id] && !reached[id] {
+			delete(a.impacted, id)
+		}
+	}
+	for id := range a.cosmetic {
+		if n, ok := a.cmp.Graph.Node(id); ok {
+			a.res.CosmeticOnlyModels = append(a.res.CosmeticOnlyModels, n.Name)
+		}
+	}
+	sort.Strings(a.res.CosmeticOnlyModels)
+}
+
+// codeChangeOf is the code_change of a modified model's entry: without
+// the change list in a compact response (the summary line says it).
+func (a *analysis) codeChangeOf(id string) *sqldiff.CodeChange {
+	cc, ok := a.code[id]
+	if !ok {
+		return nil
+	}
+	if a.in.Detail == DetailFull {
+		return cc
+	}
+	short := *cc
+	short.Changes = nil
+	return &short
+}

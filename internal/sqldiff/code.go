@@ -1,0 +1,107 @@
+package sqldiff
+
+import (
+	"strings"
+
+	"github.com/ripple-data/ripple/internal/dbt"
+)
+
+// What CodeChange compared.
+const (
+	ComparedCompiled = "compiled_code"
+	ComparedRaw      = "raw_code"
+)
+
+// NoteRaw says the raw code was compared because a side has no compiled
+// code: Jinja was not rendered, so its tags stand in as names.
+const NoteRaw = "compiled code is missing on a side: the raw code was compared and Jinja was not rendered ({{ … }} compared as written)"
+
+// CodeChange is what changed in a model's code, for get_model and
+// impact_analysis.
+type CodeChange struct {
+	Cosmetic bool     `json:"cosmetic" jsonschema:"True when base and current code differ only in layout, comments, keyword case, alias or CTE names, redundant parentheses, quoting the dialect folds the same way, <> vs !=, an optional AS or a trailing semicolon"`
+	Summary  string   `json:"summary" jsonschema:"One line a reviewer can read: the first changes as kind: before → after"`
+	Changes  []Change `json:"changes,omitempty" jsonschema:"The structural changes (kind, column, scope, before, after); left out of compact impact_analysis responses; null when the code does not parse"`
+	Compared string   `json:"compared" jsonschema:"compiled_code when both builds have compiled SQL, else raw_code"`
+	Note     string   `json:"note,omitempty" jsonschema:"Set when raw code was compared: Jinja was not rendered"`
+	// Error is set when a side's SQL does not parse: nothing is guessed.
+	Error *ParseError `json:"error,omitempty" jsonschema:"Set when one side's code does not parse: which side, the parser's message and position"`
+}
+
+// CompareCode diffs a model's code: compiled SQL when both sides have it,
+// else the raw code with its Jinja tags folded to names.
+func CompareCode(dialect, baseCompiled, currentCompiled, baseRaw, currentRaw string) *CodeChange {
+	cc := &CodeChange{Compared: ComparedCompiled}
+	base, cur := baseCompiled, currentCompiled
+	if strings.TrimSpace(base) == "" || strings.TrimSpace(cur) == "" {
+		cc.Compared, cc.Note = ComparedRaw, NoteRaw
+		base, cur = foldJinja(baseRaw), foldJinja(currentRaw)
+	}
+	r := Diff(dialect, base, cur)
+	cc.Cosmetic, cc.Changes, cc.Error, cc.Summary = r.Cosmetic, r.Changes, r.Error, r.Summary()
+	return cc
+}
+
+// foldJinja replaces each {{ … }} by a name made of its words
+// ({{ ref('orders') }} → ref_orders) and drops {% … %} and {# … #}, so
+// raw code parses and equal tags compare equal.
+func foldJinja(s string) string {
+	if !strings.Contains(s, "{") {
+		return s
+	}
+	var b strings.Builder
+	for {
+		i := strings.Index(s, "{")
+		if i < 0 || i+1 >= len(s) || !strings.ContainsRune("{%#", rune(s[i+1])) {
+			if i < 0 || i+1 >= len(s) {
+				b.WriteString(s)
+				return b.String()
+			}
+			b.WriteString(s[:i+1])
+			s = s[i+1:]
+			continue
+		}
+		closer := map[byte]string{'{': "}}", '%': "%}", '#': "#}"}[s[i+1]]
+		j := strings.Index(s[i+2:], closer)
+		if j < 0 {
+			b.WriteString(s)
+			return b.String()
+		}
+		b.WriteString(s[:i])
+		if s[i+1] == '{' {
+			b.WriteString(jinjaName(s[i+2 : i+2+j]))
+		}
+		s = s[i+2+j+2:]
+	}
+}
+
+func jinjaName(expr string) string {
+	var b strings.Builder
+	sep := false
+	for _, r := range expr {
+		ok := r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9'
+		switch {
+		case ok:
+			if sep && b.Len() > 0 {
+				b.WriteByte('_')
+			}
+			b.WriteRune(r)
+			sep = false
+		default:
+			sep = true
+		}
+	}
+	if b.Len() == 0 {
+		return "jinja"
+	}
+	return b.String()
+}
+
+// ForNodes is CompareCode for a dbt node in both builds; nil when neither
+// its compiled nor its raw code differs.
+func ForNodes(dialect string, base, current *dbt.Node) *CodeChange {
+	if base == nil || current == nil || (base.CompiledCode == current.CompiledCode && base.Code() == current.Code()) {
+		return nil
+	}
+	return CompareCode(dialect, base.CompiledCode, current.CompiledCode, base.Code(), current.Code())
+}
