@@ -24,7 +24,7 @@ func (a *analysis) codeChanges() {
 		if err1 != nil || err2 != nil {
 			continue
 		}
-		if cc := sqldiff.ForNodes(dialect, bn, cn); cc != nil {
+		if cc := sqldiff.ForNodes(dialect, bn, cn, a.cmp.Project.Base.Manifest, a.cmp.Project.Current.Manifest); cc != nil {
 			a.code[id] = cc
 		}
 	}

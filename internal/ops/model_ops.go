@@ -94,7 +94,7 @@ func codeChange(p *dbt.Project, id string) *sqldiff.CodeChange {
 	if err1 != nil || err2 != nil {
 		return nil
 	}
-	return sqldiff.ForNodes(p.Current.Manifest.Metadata.AdapterType, bn, cn)
+	return sqldiff.ForNodes(p.Current.Manifest.Metadata.AdapterType, bn, cn, p.Base.Manifest, p.Current.Manifest)
 }
 
 func modelSide(env *dbt.Env, n *dbt.Node) ModelSide {

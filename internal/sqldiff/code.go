@@ -31,13 +31,19 @@ type CodeChange struct {
 // CompareCode diffs a model's code: compiled SQL when both sides have it,
 // else the raw code with its Jinja tags folded to names.
 func CompareCode(dialect, baseCompiled, currentCompiled, baseRaw, currentRaw string) *CodeChange {
+	return compareCode(dialect, baseCompiled, currentCompiled, baseRaw, currentRaw, nil, nil)
+}
+
+// compareCode is CompareCode with each side's relations (lower-case name
+// as written → what it stands for).
+func compareCode(dialect, baseCompiled, currentCompiled, baseRaw, currentRaw string, baseRel, curRel map[string]string) *CodeChange {
 	cc := &CodeChange{Compared: ComparedCompiled}
 	base, cur := baseCompiled, currentCompiled
 	if strings.TrimSpace(base) == "" || strings.TrimSpace(cur) == "" {
 		cc.Compared, cc.Note = ComparedRaw, NoteRaw
 		base, cur = foldJinja(baseRaw), foldJinja(currentRaw)
 	}
-	r := Diff(dialect, base, cur)
+	r := diffRel(dialect, base, cur, nil, baseRel, curRel)
 	cc.Cosmetic, cc.Changes, cc.Error, cc.Summary = r.Cosmetic, r.Changes, r.Error, r.Summary()
 	return cc
 }
@@ -97,11 +103,37 @@ func jinjaName(expr string) string {
 	return b.String()
 }
 
-// ForNodes is CompareCode for a dbt node in both builds; nil when neither
-// its compiled nor its raw code differs.
-func ForNodes(dialect string, base, current *dbt.Node) *CodeChange {
+// ForNodes is CompareCode for a dbt node in both builds (with their
+// manifests); nil when neither its compiled nor its raw code differs. The
+// relations of its parents compare by node name, so the two builds'
+// schemas (base vs current) are no change.
+func ForNodes(dialect string, base, current *dbt.Node, baseM, curM *dbt.Manifest) *CodeChange {
 	if base == nil || current == nil || (base.CompiledCode == current.CompiledCode && base.Code() == current.Code()) {
 		return nil
 	}
-	return CompareCode(dialect, base.CompiledCode, current.CompiledCode, base.Code(), current.Code())
+	return compareCode(dialect, base.CompiledCode, current.CompiledCode, base.Code(), current.Code(),
+		parentRelations(dialect, base, baseM), parentRelations(dialect, current, curM))
+}
+
+// parentRelations maps the relation names of a node's parents, as SQL may
+// write them (database.schema.table or schema.table), to the parent's name.
+func parentRelations(dialect string, n *dbt.Node, m *dbt.Manifest) map[string]string {
+	out := map[string]string{}
+	if m == nil {
+		return out
+	}
+	for _, id := range n.DependsOn.Nodes {
+		p, ok := m.Node(id)
+		if !ok || p.RelationName == "" {
+			continue
+		}
+		parts, err := dbt.ParseRelationName(dialect, p.RelationName)
+		if err != nil {
+			continue
+		}
+		for k := 0; k+1 < len(parts); k++ {
+			out[strings.ToLower(strings.Join(parts[k:], "."))] = p.Name
+		}
+	}
+	return out
 }

@@ -15,13 +15,13 @@ type comparer struct {
 	changes        []Change
 }
 
-func newComparer(b, c *sqlparse.Query, schema map[string][]string) *comparer {
+func newComparer(b, c *sqlparse.Query, schema map[string][]string, baseRel, curRel map[string]string) *comparer {
 	bcte, ccte := map[string]string{}, map[string]string{}
 	collectCTEs(b, bcte)
 	collectCTEs(c, ccte)
 	return &comparer{b: b, c: c,
-		bc: &renderer{canon: true, cte: bcte}, cc: &renderer{canon: true, cte: ccte},
-		bd: &renderer{cte: bcte}, cd: &renderer{cte: ccte},
+		bc: &renderer{canon: true, cte: bcte, rel: baseRel}, cc: &renderer{canon: true, cte: ccte, rel: curRel},
+		bd: &renderer{cte: bcte, rel: baseRel}, cd: &renderer{cte: ccte, rel: curRel},
 		bg: buildGraph(b, schema), cg: buildGraph(c, schema)}
 }
 
@@ -242,6 +242,10 @@ func (c *comparer) selects(scope string, b, q *sqlparse.Select, bn, cn *sqlparse
 	bi, ci := flattenFrom(b.From), flattenFrom(q.From)
 	bids, cids := c.matchFrom(bi, ci, bsc, csc)
 	benv, cenv := envWithIDs(bi, bids, bsc), envWithIDs(ci, cids, csc)
+	// Drop qualifiers only when both sides read one relation, so adding
+	// a join does not change how the other columns read.
+	benv.single = len(bi) == 1 && len(ci) == 1
+	cenv.single = benv.single
 	if x, y := c.bc.distinct(b, benv), c.cc.distinct(q, cenv); x != y || b.As != q.As {
 		c.add(Distinct, scope, "", bn, cn, c.bd.distinct(b, benv), c.cd.distinct(q, cenv))
 	}

@@ -14,6 +14,9 @@ import (
 type env struct {
 	parent *env
 	quals  map[string]string
+	// single is set when the block reads one relation: a qualifier then
+	// adds nothing (t.a is a), so it is dropped.
+	single bool
 }
 
 // lookup returns the canonical qualifier: the item's position, prefixed
@@ -37,6 +40,9 @@ type renderer struct {
 	// cte maps this side's CTE names to the name they are compared under
 	// (the current side's name of a renamed CTE).
 	cte map[string]string
+	// rel names relations by what they stand for (a dbt parent's name),
+	// keyed by the lower-case name as written; nil: as written.
+	rel map[string]string
 }
 
 // fromItem is one relation of a flattened FROM clause with the join that
@@ -103,7 +109,7 @@ func newEnv(items []fromItem, parent *env) *env {
 // envWithIDs builds the scope with the given canonical id per item: the
 // comparison gives an item and its counterpart on the other side one id.
 func envWithIDs(items []fromItem, ids []string, parent *env) *env {
-	e := &env{parent: parent, quals: map[string]string{}}
+	e := &env{parent: parent, quals: map[string]string{}, single: len(items) == 1}
 	for k, it := range items {
 		pos := ids[k]
 		if a := aliasOf(it.t); a != "" {
@@ -135,6 +141,10 @@ func (r *renderer) expr(e sqlparse.Expr, sc *env) string {
 			q, ok := sc.lookup(strings.Join(parts[:k], "."))
 			if !ok {
 				continue
+			}
+			if sc.single && !strings.HasPrefix(q, "^") {
+				w.WriteString(strings.Join(parts[k:], "."))
+				return true
 			}
 			w.WriteString(q)
 			for _, p := range parts[k:] {
@@ -474,6 +484,9 @@ func (r *renderer) relation(t sqlparse.TableExpr, sc *env) string {
 			if _, ok := r.cte[n]; ok {
 				return r.cteName(n)
 			}
+		}
+		if m, ok := r.rel[strings.ToLower(n)]; ok {
+			return m
 		}
 		return n
 	case *sqlparse.DerivedTable:

@@ -55,7 +55,7 @@ type Change struct {
 // Result is the structural diff of two SQL texts.
 type Result struct {
 	Cosmetic bool     `json:"cosmetic" jsonschema:"True when the two SQL texts differ only in layout, comments, keyword case, table-alias or CTE names, redundant parentheses, identifier quoting the dialect folds the same way, <> vs !=, an optional AS or a trailing semicolon (changes is then empty)"`
-	Changes  []Change `json:"changes" jsonschema:"The structural changes, in query order (CTEs first); null when one side does not parse (see error)"`
+	Changes  []Change `json:"changes" jsonschema:"The structural changes, in query order; empty when cosmetic; when one side does not parse nothing is guessed: no change is listed and error says where"`
 	// Error is set when one side does not parse: no change is guessed.
 	Error *ParseError `json:"error,omitempty" jsonschema:"Set when one side's SQL does not parse: which side, the parser's message and its position; changes is then null"`
 }
@@ -79,6 +79,12 @@ func Diff(dialect, base, current string) Result {
 // ordered columns): a star over such a relation then names its columns
 // when changes are attributed to output columns.
 func DiffSchema(dialect, base, current string, schema map[string][]string) Result {
+	return diffRel(dialect, base, current, schema, nil, nil)
+}
+
+// diffRel is DiffSchema where each side's relations may stand for a name
+// (a dbt parent's relation in each build's schema → the parent's name).
+func diffRel(dialect, base, current string, schema map[string][]string, baseRel, curRel map[string]string) Result {
 	d := sqlparse.LookupDialect(dialect)
 	var p sqlparse.Parser
 	bq, err := p.Parse(d, base)
@@ -89,12 +95,12 @@ func DiffSchema(dialect, base, current string, schema map[string][]string) Resul
 	if err != nil {
 		return Result{Error: parseError("current", err)}
 	}
-	return diffParsed(bq, cq, schema)
+	return diffParsed(bq, cq, schema, baseRel, curRel)
 }
 
 // diffParsed compares two parsed queries; a bug of the walker on odd
 // trees must not take a server down, so a panic becomes an error result.
-func diffParsed(bq, cq *sqlparse.Query, schema map[string][]string) (res Result) {
+func diffParsed(bq, cq *sqlparse.Query, schema map[string][]string, baseRel, curRel map[string]string) (res Result) {
 	defer func() {
 		if r := recover(); r != nil {
 			res = Result{Error: &ParseError{Side: "current", Message: fmt.Sprintf("internal error while comparing the SQL (a bug in Ripple, please report it): %v", r)}}
@@ -102,7 +108,7 @@ func diffParsed(bq, cq *sqlparse.Query, schema map[string][]string) (res Result)
 	}()
 	normQuery(bq)
 	normQuery(cq)
-	c := newComparer(bq, cq, schema)
+	c := newComparer(bq, cq, schema, baseRel, curRel)
 	c.run()
 	res.Changes = c.changes
 	if res.Changes == nil {
