@@ -2,6 +2,7 @@ package impact
 
 import (
 	"sort"
+	"strings"
 
 	"github.com/ripple-data/ripple/internal/dbt"
 	"github.com/ripple-data/ripple/internal/sqldiff"
@@ -86,4 +87,28 @@ func (a *analysis) codeChangeOf(id string) *sqldiff.CodeChange {
 	short := *cc
 	short.Changes = nil
 	return &short
+}
+
+// writeCodeChanges is the summary's "Code changes" section: the one-line
+// code_change of each modified model, then the cosmetic-only edits.
+func writeCodeChanges(b *strings.Builder, r *Result) {
+	if r == nil {
+		return
+	}
+	var lines []string
+	for _, m := range r.ConfirmedImpactedModels {
+		if m.CodeChange != nil {
+			lines = append(lines, "- **"+cell(m.Name)+"**: "+oneLine(m.CodeChange.Summary))
+		}
+	}
+	if len(lines) == 0 && len(r.CosmeticOnlyModels) == 0 {
+		return
+	}
+	b.WriteString("\n## Code changes\n\n")
+	for _, l := range lines {
+		b.WriteString(l + "\n")
+	}
+	if len(r.CosmeticOnlyModels) > 0 {
+		b.WriteString("- cosmetic only, not impacted: " + strings.Join(r.CosmeticOnlyModels, ", ") + "\n")
+	}
 }

@@ -73,7 +73,7 @@ func TestDemoCodeChanges(t *testing.T) {
 	}
 	want := map[string]string{
 		"stg_payments": "column_expression: CAST((amount // 100) AS DECIMAL(18,2)) AS amount → CAST((amount / 100) AS DECIMAL(18,2)) AS amount",
-		"customers":    "column_added: (customers.first_name || ' ') || customers.last_name AS …",
+		"customers":    "column_added: full_name = (customers.first_name || ' ') || customers.last_name",
 	}
 	for k, v := range want {
 		if summaries[k] != v {

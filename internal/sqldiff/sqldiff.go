@@ -162,9 +162,9 @@ func (ch Change) oneLine() string {
 	}
 	switch ch.Kind {
 	case ColumnAdded:
-		return label + ": " + clip(ch.After, w)
+		return label + ": " + nameFirst(ch.After, w)
 	case ColumnRemoved:
-		return label + ": " + clip(ch.Before, w)
+		return label + ": " + nameFirst(ch.Before, w)
 	case ColumnRenamed:
 		return label + ": " + ch.Before + " → " + ch.After
 	}
@@ -179,6 +179,16 @@ func (ch Change) oneLine() string {
 		after = after[n:]
 	}
 	return label + ": " + clip(ch.Before, w) + " → " + clip(after, w)
+}
+
+// nameFirst writes a select item "expr AS name" as "name = expr" so the
+// name survives clipping.
+func nameFirst(item string, w int) string {
+	i := strings.LastIndex(item, " AS ")
+	if i < 0 {
+		return clip(item, w)
+	}
+	return item[i+4:] + " = " + clip(item[:i], w)
 }
 
 // commonWords is the length of the first word of b when a starts with
