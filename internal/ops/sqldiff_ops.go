@@ -55,6 +55,11 @@ func SQLDiff(in SQLDiffInput) (*sqldiff.Result, error) {
 		dialect = "generic"
 	}
 	r := sqldiff.DiffSchema(dialect, in.BaseSQL, in.SQL, schema)
+	if r.Changes == nil {
+		// Results never carry a null list (the CLI prints what the MCP
+		// tool returns); error says why nothing is listed.
+		r.Changes = []sqldiff.Change{}
+	}
 	return &r, nil
 }
 
