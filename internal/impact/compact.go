@@ -16,8 +16,6 @@ type compactModel struct {
 	Materialized     string  `json:"materialized"`
 	DataImpact       string  `json:"data_impact"`
 	AffectedRowCount *int64  `json:"affected_row_count"`
-	// CodeChange keeps a modified model's one-line code summary.
-	CodeChange any `json:"code_change,omitempty"`
 }
 
 // MarshalJSON writes a full entry with every seed field present (null
@@ -26,7 +24,7 @@ type compactModel struct {
 func (m *Model) MarshalJSON() ([]byte, error) {
 	if m.compact {
 		return json.Marshal(compactModel{Name: m.Name, ChangeStatus: m.ChangeStatus, Materialized: m.Materialized,
-			DataImpact: m.DataImpact, AffectedRowCount: m.AffectedRowCount, CodeChange: codeChangeJSON(m)})
+			DataImpact: m.DataImpact, AffectedRowCount: m.AffectedRowCount})
 	}
 	// The outer fields shadow the embedded omitempty ones.
 	return json.Marshal(struct {
@@ -53,13 +51,4 @@ func (r *Result) MarshalJSON() ([]byte, error) {
 		*resultFields
 		NotImpactedByColumnLineage []NotImpacted `json:"not_impacted_by_column_lineage"`
 	}{(*resultFields)(r), r.NotImpactedByColumnLineage})
-}
-
-// codeChangeJSON is a model's code_change, or nothing (a nil pointer in an
-// interface would still print null).
-func codeChangeJSON(m *Model) any {
-	if m.CodeChange == nil {
-		return nil
-	}
-	return m.CodeChange
 }

@@ -47,7 +47,7 @@ type Input struct {
 	Threads                 int    `json:"threads,omitempty" jsonschema:"models checked in the warehouse at once (default 4, at most 64)"`
 	Detail                  string `json:"detail,omitempty" jsonschema:"compact (default): data_impact none as short rows; full: every field and the column-lineage evidence"`
 	AllowEmpty              bool   `json:"allow_empty,omitempty" jsonschema:"accept a select/exclude term naming nothing (default: error)"`
-	IncludeCosmetic         bool   `json:"include_cosmetic,omitempty" jsonschema:"count cosmetic-only code edits (layout, comments, keyword case, alias names...) as changes, as dbt's state:modified.body does (default false: they are listed in cosmetic_only_models and impact nothing)"`
+	IncludeCosmetic         bool   `json:"include_cosmetic,omitempty" jsonschema:"cosmetic edits count"`
 }
 
 // Data impact verdicts.
@@ -160,7 +160,7 @@ type Model struct {
 	NextAction          *NextAction    `json:"next_action,omitempty" jsonschema:"the follow-up to make; null when none is needed"`
 	Warning             string         `json:"warning,omitempty" jsonschema:"a problem with this model's comparison"`
 	// CodeChange says what the code edit of a modified model is.
-	CodeChange *sqldiff.CodeChange `json:"code_change,omitempty" jsonschema:"modified models whose code changed: what changed, through the SQL parser (cosmetic, one-line summary; the change list with detail full)"`
+	CodeChange *sqldiff.CodeChange `json:"code_change,omitempty" jsonschema:"sql_diff of the code"`
 
 	// compact marks a row that marshals in its short form.
 	compact bool
@@ -203,7 +203,7 @@ type Result struct {
 	DownstreamCount                 int                 `json:"downstream_count" jsonschema:"models downstream of a change (state:modified+, ruled-out ones included)"`
 	ConfirmedImpactedModels         []*Model            `json:"confirmed_impacted_models" jsonschema:"modified, then downstream models (by name), each with one data_impact"`
 	ConfirmedNotImpactedModels      []string            `json:"confirmed_not_impacted_models" jsonschema:"names of the models no data-affecting change reaches; they need no review"`
-	CosmeticOnlyModels              []string            `json:"cosmetic_only_models,omitempty" jsonschema:"modified models whose only change is a cosmetic code edit (the SQL parser finds no structural change): not impacted, nor is what only they reach, unless include_cosmetic"`
+	CosmeticOnlyModels              []string            `json:"cosmetic_only_models,omitempty" jsonschema:"cosmetic edits only"`
 	NotImpactedByColumnLineage      []NotImpacted       `json:"not_impacted_by_column_lineage,omitempty" jsonschema:"why column lineage rules these models out (full detail only)"`
 	NotImpactedByColumnLineageCount int                 `json:"not_impacted_by_column_lineage_count" jsonschema:"models column lineage rules out"`
 	SchemaCoverage                  diff.SchemaCoverage `json:"schema_coverage" jsonschema:"whether every schema was compared"`

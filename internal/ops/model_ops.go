@@ -48,7 +48,7 @@ type GetModelResult struct {
 	} `json:"model" jsonschema:"base and current"`
 	// CodeChange explains a code edit so a reviewer need not diff the two
 	// code texts by eye.
-	CodeChange *sqldiff.CodeChange `json:"code_change,omitempty" jsonschema:"What changed in the code between base and current, through the SQL parser (compiled SQL when both builds have it, else raw code): cosmetic, a one-line summary and the structural changes; absent when the model is on one side only or its code is unchanged"`
+	CodeChange *sqldiff.CodeChange `json:"code_change,omitempty" jsonschema:"sql_diff of the code"`
 }
 
 func addModelOps(r *Registry) {

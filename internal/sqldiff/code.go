@@ -19,13 +19,13 @@ const NoteRaw = "compiled code is missing on a side: the raw code was compared a
 // CodeChange is what changed in a model's code, for get_model and
 // impact_analysis.
 type CodeChange struct {
-	Cosmetic bool     `json:"cosmetic" jsonschema:"True when base and current code differ only in layout, comments, keyword case, alias or CTE names, redundant parentheses, quoting the dialect folds the same way, <> vs !=, an optional AS or a trailing semicolon"`
-	Summary  string   `json:"summary" jsonschema:"One line a reviewer can read: the first changes as kind: before → after"`
-	Changes  []Change `json:"changes,omitempty" jsonschema:"The structural changes (kind, column, scope, before, after); left out of compact impact_analysis responses; null when the code does not parse"`
-	Compared string   `json:"compared" jsonschema:"compiled_code when both builds have compiled SQL, else raw_code"`
-	Note     string   `json:"note,omitempty" jsonschema:"Set when raw code was compared: Jinja was not rendered"`
+	Cosmetic bool     `json:"cosmetic" jsonschema:"only cosmetic edits (layout, comments, case, aliases...)"`
+	Summary  string   `json:"summary" jsonschema:"one line: kind: before → after"`
+	Changes  []Change `json:"changes,omitempty" jsonschema:"the changes (impact_analysis: detail full only)"`
+	Compared string   `json:"compared" jsonschema:"compiled_code or raw_code"`
+	Note     string   `json:"note,omitempty" jsonschema:"why raw code was compared"`
 	// Error is set when a side's SQL does not parse: nothing is guessed.
-	Error *ParseError `json:"error,omitempty" jsonschema:"Set when one side's code does not parse: which side, the parser's message and position"`
+	Error *ParseError `json:"error,omitempty" jsonschema:"a side that does not parse"`
 }
 
 // CompareCode diffs a model's code: compiled SQL when both sides have it,

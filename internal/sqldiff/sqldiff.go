@@ -42,30 +42,30 @@ const maxClause = 300
 
 // Change is one structural difference between the base and current SQL.
 type Change struct {
-	Kind   string `json:"kind" jsonschema:"What changed: column_added, column_removed, column_renamed, column_expression, filter (WHERE, HAVING, QUALIFY), join, group_by, source (a relation replaced), distinct, order_by, limit or set_operation"`
-	Column string `json:"column" jsonschema:"For column kinds and for changes that reach output columns: the first final output column the change reaches (attributed through CTEs and subqueries); empty when it reaches none"`
+	Kind   string `json:"kind" jsonschema:"column_added, column_removed, column_renamed, column_expression, filter, join, group_by, source, distinct, order_by, limit or set_operation"`
+	Column string `json:"column" jsonschema:"first final output column reached (through CTEs and subqueries)"`
 	// Columns lists every final output column reached, so a CTE change is
 	// reported once, where it is, and still says what it touches.
-	Columns []string `json:"columns,omitempty" jsonschema:"Every final output column the change reaches, in output order (a row-level change such as a filter reaches them all)"`
-	Scope   string   `json:"scope" jsonschema:"Where the change is: final (the outermost SELECT) or the name of the CTE (current name when the CTE was renamed)"`
-	Before  string   `json:"before" jsonschema:"The clause in the base SQL, normalised (canonical keyword case and spacing), at most 300 characters; empty when the clause was added"`
-	After   string   `json:"after" jsonschema:"The clause in the current SQL, normalised, at most 300 characters; empty when the clause was removed"`
+	Columns []string `json:"columns,omitempty" jsonschema:"every final output column reached"`
+	Scope   string   `json:"scope" jsonschema:"final or the CTE name"`
+	Before  string   `json:"before" jsonschema:"base clause, normalised (≤300 chars)"`
+	After   string   `json:"after" jsonschema:"current clause, normalised (≤300 chars)"`
 }
 
 // Result is the structural diff of two SQL texts.
 type Result struct {
-	Cosmetic bool     `json:"cosmetic" jsonschema:"True when the two SQL texts differ only in layout, comments, keyword case, table-alias or CTE names, redundant parentheses, identifier quoting the dialect folds the same way, <> vs !=, an optional AS or a trailing semicolon (changes is then empty)"`
-	Changes  []Change `json:"changes" jsonschema:"The structural changes, in query order; empty when cosmetic; when one side does not parse nothing is guessed: no change is listed and error says where"`
+	Cosmetic bool     `json:"cosmetic" jsonschema:"only layout, comments, case, alias/CTE names, parentheses, quoting, <>/!=, AS or ; differ"`
+	Changes  []Change `json:"changes" jsonschema:"structural changes; none when a side does not parse (see error)"`
 	// Error is set when one side does not parse: no change is guessed.
-	Error *ParseError `json:"error,omitempty" jsonschema:"Set when one side's SQL does not parse: which side, the parser's message and its position; changes is then null"`
+	Error *ParseError `json:"error,omitempty" jsonschema:"a side that does not parse"`
 }
 
 // ParseError says which side failed to parse and where.
 type ParseError struct {
 	Side    string `json:"side" jsonschema:"base or current"`
-	Message string `json:"message" jsonschema:"The parser's message, with its line and column"`
-	Line    int    `json:"line" jsonschema:"1-based line of the error (0 when unknown)"`
-	Col     int    `json:"column" jsonschema:"1-based column of the error (0 when unknown)"`
+	Message string `json:"message" jsonschema:"parser message"`
+	Line    int    `json:"line" jsonschema:"line"`
+	Col     int    `json:"column" jsonschema:"column"`
 }
 
 // Diff compares base and current SQL in a dialect (a dbt adapter type).
