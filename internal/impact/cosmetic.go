@@ -33,13 +33,15 @@ func (a *analysis) codeChanges() {
 
 // dropCosmetic is the one place where a cosmetic-only edit stops counting
 // as a change: a node modified in its body alone (no macro, contract or
-// config change) whose SQL the parser finds cosmetic is listed in
-// cosmetic_only_models and leaves the changed and impacted sets, with what
-// only it reached. include_cosmetic keeps dbt's plain state:modified.body
-// meaning instead (the selector state:modified.body itself never changes).
+// config change) whose SQL the parser finds cosmetic leaves the changed and
+// impacted sets, with what only it reached; it is listed in
+// confirmed_not_impacted_models (its code_change, via get_model, says
+// cosmetic) and in the summary's Code changes. Deps.KeepCosmetic keeps
+// dbt's plain state:modified.body meaning instead (the selector
+// state:modified.body itself never changes).
 func (a *analysis) dropCosmetic() {
 	a.cosmetic = map[string]bool{}
-	if a.in.IncludeCosmetic {
+	if a.d.KeepCosmetic {
 		return
 	}
 	for id, cc := range a.code {
@@ -68,10 +70,10 @@ func (a *analysis) dropCosmetic() {
 	}
 	for id := range a.cosmetic {
 		if n, ok := a.cmp.Graph.Node(id); ok {
-			a.res.CosmeticOnlyModels = append(a.res.CosmeticOnlyModels, n.Name)
+			a.res.cosmeticOnly = append(a.res.cosmeticOnly, n.Name)
 		}
 	}
-	sort.Strings(a.res.CosmeticOnlyModels)
+	sort.Strings(a.res.cosmeticOnly)
 }
 
 // codeChangeOf is the code_change of a modified model's entry: without
@@ -101,14 +103,18 @@ func writeCodeChanges(b *strings.Builder, r *Result) {
 			lines = append(lines, "- **"+cell(m.Name)+"**: "+oneLine(m.CodeChange.Summary))
 		}
 	}
-	if len(lines) == 0 && len(r.CosmeticOnlyModels) == 0 {
+	if len(lines) == 0 && len(r.cosmeticOnly) == 0 {
 		return
 	}
 	b.WriteString("\n## Code changes\n\n")
 	for _, l := range lines {
 		b.WriteString(l + "\n")
 	}
-	if len(r.CosmeticOnlyModels) > 0 {
-		b.WriteString("- cosmetic only, not impacted: " + strings.Join(r.CosmeticOnlyModels, ", ") + "\n")
+	if len(r.cosmeticOnly) > 0 {
+		b.WriteString("- cosmetic only, not impacted: " + strings.Join(r.cosmeticOnly, ", ") + "\n")
 	}
 }
+
+// CosmeticOnly names the models whose only change is a cosmetic code edit
+// (they are in ConfirmedNotImpactedModels).
+func (r *Result) CosmeticOnly() []string { return r.cosmeticOnly }

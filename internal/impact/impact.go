@@ -47,7 +47,6 @@ type Input struct {
 	Threads                 int    `json:"threads,omitempty" jsonschema:"models checked in the warehouse at once (default 4, at most 64)"`
 	Detail                  string `json:"detail,omitempty" jsonschema:"compact (default): data_impact none as short rows; full: every field and the column-lineage evidence"`
 	AllowEmpty              bool   `json:"allow_empty,omitempty" jsonschema:"accept a select/exclude term naming nothing (default: error)"`
-	IncludeCosmetic         bool   `json:"include_cosmetic,omitempty" jsonschema:"cosmetic edits count"`
 }
 
 // Data impact verdicts.
@@ -160,7 +159,7 @@ type Model struct {
 	NextAction          *NextAction    `json:"next_action,omitempty" jsonschema:"the follow-up to make; null when none is needed"`
 	Warning             string         `json:"warning,omitempty" jsonschema:"a problem with this model's comparison"`
 	// CodeChange says what the code edit of a modified model is.
-	CodeChange *sqldiff.CodeChange `json:"code_change,omitempty" jsonschema:"sql_diff of the code"`
+	CodeChange *sqldiff.CodeChange `json:"code_change,omitempty" jsonschema:"as sql_diff"`
 
 	// compact marks a row that marshals in its short form.
 	compact bool
@@ -203,12 +202,16 @@ type Result struct {
 	DownstreamCount                 int                 `json:"downstream_count" jsonschema:"models downstream of a change (state:modified+, ruled-out ones included)"`
 	ConfirmedImpactedModels         []*Model            `json:"confirmed_impacted_models" jsonschema:"modified, then downstream models (by name), each with one data_impact"`
 	ConfirmedNotImpactedModels      []string            `json:"confirmed_not_impacted_models" jsonschema:"names of the models no data-affecting change reaches; they need no review"`
-	CosmeticOnlyModels              []string            `json:"cosmetic_only_models,omitempty" jsonschema:"cosmetic edits only"`
 	NotImpactedByColumnLineage      []NotImpacted       `json:"not_impacted_by_column_lineage,omitempty" jsonschema:"why column lineage rules these models out (full detail only)"`
 	NotImpactedByColumnLineageCount int                 `json:"not_impacted_by_column_lineage_count" jsonschema:"models column lineage rules out"`
 	SchemaCoverage                  diff.SchemaCoverage `json:"schema_coverage" jsonschema:"whether every schema was compared"`
 	SuggestedChecks                 []SuggestedCheck    `json:"suggested_checks" jsonschema:"create_check arguments worth saving for CI"`
 	Errors                          []StepError         `json:"errors" jsonschema:"failed steps (the rest still ran)"`
+
+	// cosmeticOnly names the models edited only cosmetically (in
+	// confirmed_not_impacted_models too), for the summary's Code changes.
+	// No JSON field of its own: the default tools/list has no room left.
+	cosmeticOnly []string
 }
 
 // Deps are the collaborators of an analysis.
@@ -228,6 +231,10 @@ type Deps struct {
 	SchemaDiff func(ctx context.Context, env diff.Env, in diff.SchemaDiffInput) (*diff.SchemaDiffResult, error)
 	// Keys caches key checks per relation across calls; nil: per call.
 	Keys *KeyCache
+	// KeepCosmetic counts cosmetic-only code edits as changes (dbt's plain
+	// state:modified.body meaning). Not an input field yet: the default
+	// tools/list has no room left for it.
+	KeepCosmetic bool
 	// Progress receives one report per model checked in the warehouse.
 	Progress func(done, total int, message string)
 }

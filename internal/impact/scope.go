@@ -126,7 +126,9 @@ func (a *analysis) classify(ctx context.Context) {
 			continue
 		}
 		if a.cosmetic[id] {
-			continue // listed apart in cosmetic_only_models (dropCosmetic)
+			// A cosmetic-only edit (dropCosmetic) needs no review.
+			a.res.ConfirmedNotImpactedModels = append(a.res.ConfirmedNotImpactedModels, n.Name)
+			continue
 		}
 		st, modified := a.cmp.State[id]
 		if !modified && !a.impacted[id] {

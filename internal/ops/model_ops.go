@@ -48,12 +48,12 @@ type GetModelResult struct {
 	} `json:"model" jsonschema:"base and current"`
 	// CodeChange explains a code edit so a reviewer need not diff the two
 	// code texts by eye.
-	CodeChange *sqldiff.CodeChange `json:"code_change,omitempty" jsonschema:"sql_diff of the code"`
+	CodeChange *sqldiff.CodeChange `json:"code_change,omitempty" jsonschema:"as sql_diff"`
 }
 
 func addModelOps(r *Registry) {
 	Add(r, Spec{Name: "get_model", Memoize: true, Title: "Get model", Positional: "model_id",
-		Description: "A model in base and current: columns (with not_null/unique tests), primary key, materialization and raw code; {} when absent."},
+		Description: "A model in base and current: columns (not_null/unique tests), key, materialization, raw code, code_change; {} if absent."},
 		func(ctx context.Context, s *Session, in *GetModelInput) (*GetModelResult, error) {
 			if strings.TrimSpace(in.ModelID) == "" {
 				return nil, fmt.Errorf("model_id is required")

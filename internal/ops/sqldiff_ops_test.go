@@ -92,8 +92,8 @@ func cosmeticScenario(p *dbtfixture.Project) {
 	p.Model("mart", dbtfixture.Table, "select id, v * 2 as dbl from {{ ref('stg') }}", "select id, v * 2 as dbl from {{ ref('stg') }}")
 }
 
-// TestCosmeticEditIsNotImpacted: a cosmetic-only edit is listed apart and
-// impacts nothing; include_cosmetic keeps dbt's body semantics.
+// TestCosmeticEditIsNotImpacted: a cosmetic-only edit impacts nothing, nor
+// what only it reaches; impact.Deps.KeepCosmetic keeps dbt's body semantics.
 func TestCosmeticEditIsNotImpacted(t *testing.T) {
 	p := dbtfixture.New(t)
 	cosmeticScenario(p)
@@ -101,23 +101,29 @@ func TestCosmeticEditIsNotImpacted(t *testing.T) {
 	s := NewSession(Config{Paths: b.Paths})
 	defer s.Close()
 	for _, tt := range []struct {
-		include  bool
-		impacted []string
-		cosmetic []string
-	}{{false, nil, []string{"stg"}}, {true, []string{"stg", "mart"}, nil}} {
-		out, err := callRaw(s, "impact_analysis", map[string]any{"skip_value_diff": true, "include_cosmetic": tt.include})
+		keep        bool
+		impacted    []string
+		notImpacted []string
+		cosmetic    []string
+	}{{false, nil, []string{"mart", "stg"}, []string{"stg"}}, {true, []string{"stg", "mart"}, nil, nil}} {
+		deps, err := impactDeps(context.Background(), s)
 		if err != nil {
 			t.Fatal(err)
 		}
-		r := out.(*impact.Result)
+		deps.KeepCosmetic = tt.keep
+		r, err := impact.Analyze(context.Background(), deps, impact.Input{SkipValueDiff: true})
+		if err != nil {
+			t.Fatal(err)
+		}
 		var names []string
 		for _, m := range r.ConfirmedImpactedModels {
 			names = append(names, m.Name)
 		}
-		if strings.Join(names, ",") != strings.Join(tt.impacted, ",") || strings.Join(r.CosmeticOnlyModels, ",") != strings.Join(tt.cosmetic, ",") {
-			t.Errorf("include_cosmetic=%v: impacted %v cosmetic %v, want %v and %v", tt.include, names, r.CosmeticOnlyModels, tt.impacted, tt.cosmetic)
+		if strings.Join(names, ",") != strings.Join(tt.impacted, ",") || strings.Join(r.ConfirmedNotImpactedModels, ",") != strings.Join(tt.notImpacted, ",") ||
+			strings.Join(r.CosmeticOnly(), ",") != strings.Join(tt.cosmetic, ",") {
+			t.Errorf("keep=%v: impacted %v not impacted %v cosmetic %v, want %v, %v and %v", tt.keep, names, r.ConfirmedNotImpactedModels, r.CosmeticOnly(), tt.impacted, tt.notImpacted, tt.cosmetic)
 		}
-		if tt.include && (r.ConfirmedImpactedModels[0].CodeChange == nil || !r.ConfirmedImpactedModels[0].CodeChange.Cosmetic) {
+		if tt.keep && (r.ConfirmedImpactedModels[0].CodeChange == nil || !r.ConfirmedImpactedModels[0].CodeChange.Cosmetic) {
 			t.Errorf("stg code_change: %+v", r.ConfirmedImpactedModels[0].CodeChange)
 		}
 	}
