@@ -34,6 +34,7 @@ var covered = map[string]string{
 	"analyze_model":          "TestAnalyzeModel",
 	"column_impact":          "TestColumnImpact",
 	"sql_lineage":            "TestSQLLineage",
+	"sql_diff":               "TestSQLDiff",
 	"project_summary":        "TestListOpaqueAndProjectSummary",
 	"list_opaque":            "TestListOpaqueAndProjectSummary",
 	"search":                 "TestFindDataAndSearch",
@@ -54,7 +55,7 @@ var covered = map[string]string{
 
 // hand-written commands (not operations) with their tests: demo
 // (TestDemoIdempotent), run (TestRun), check-base (TestCheckBase),
-// sql-lineage (TestSQLLineage), version (TestVersion).
+// sql-lineage (TestSQLLineage), sql-diff (TestSQLDiff), version (TestVersion).
 
 func TestEveryOperationIsCovered(t *testing.T) {
 	t.Parallel()

@@ -51,6 +51,10 @@ type Case struct {
 	// the PR into one schema: the code differs, but every model's base and
 	// current are the same table.
 	BaseInCurrentSchema bool `json:"base_in_current_schema,omitempty"`
+	// CosmeticEdit names a model whose current code is replayed with a
+	// cosmetic-only edit (a comment, keyword case, layout) and a new
+	// checksum, so dbt's state:modified.body selects it.
+	CosmeticEdit string `json:"cosmetic_edit,omitempty"`
 }
 
 // Step is one tool call, exactly as an MCP client sends it.
@@ -304,6 +308,11 @@ func replay(t *testing.T, e *env, surface string, c *Case) []byte {
 		shared.globals = append(append([]string{}, e.globals...), "--target-base-path", baseInCurrentSchema(t, e))
 		e = &shared
 	}
+	if c.CosmeticEdit != "" {
+		shared := *e
+		shared.globals = append(append([]string{}, e.globals...), "--target-path", cosmeticEdit(t, e, c.CosmeticEdit))
+		e = &shared
+	}
 	var outs []outcome
 	var call func(Step) outcome
 	switch surface {
@@ -534,6 +543,65 @@ func scrubValue(v any, scrub []string) any {
 		return timeRE.ReplaceAllString(x, "<time>")
 	}
 	return v
+}
+
+// cosmeticEdit copies the current artifacts with model's raw and compiled
+// code edited cosmetically (a comment, SELECT/FROM in upper case, the
+// select list on one line) and its checksum changed, and returns the
+// copy's directory.
+func cosmeticEdit(t *testing.T, e *env, model string) string {
+	t.Helper()
+	src := filepath.Join(e.projectDir, "target")
+	dst := t.TempDir()
+	files, err := os.ReadDir(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edit := func(code string) string {
+		code = strings.Replace(code, "select\n    ", "SELECT ", 1)
+		code = strings.ReplaceAll(code, ",\n    ", ", ")
+		code = strings.Replace(code, "\nfrom ", "\n  FROM ", 1)
+		return "-- reformatted: same query\n" + code
+	}
+	found := false
+	for _, f := range files {
+		if f.IsDir() {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(src, f.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f.Name() == "manifest.json" {
+			var m map[string]any
+			if err := json.Unmarshal(data, &m); err != nil {
+				t.Fatal(err)
+			}
+			for _, v := range m["nodes"].(map[string]any) {
+				n := v.(map[string]any)
+				if n["name"] != model || n["resource_type"] != "model" {
+					continue
+				}
+				found = true
+				for _, k := range []string{"raw_code", "compiled_code"} {
+					if code, ok := n[k].(string); ok {
+						n[k] = edit(code)
+					}
+				}
+				n["checksum"] = map[string]any{"name": "sha256", "checksum": "cosmetic-edit"}
+			}
+			if data, err = json.Marshal(m); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := os.WriteFile(filepath.Join(dst, f.Name()), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !found {
+		t.Fatalf("cosmetic_edit: no model %q in the current manifest", model)
+	}
+	return dst
 }
 
 // baseInCurrentSchema copies the base artifacts with the base schema's

@@ -246,7 +246,7 @@ func ParseGlobals(args []string) (*Globals, error) {
 // extraCommands are the hand-written commands (not generated from an operation).
 func extraCommands() []func(g *Globals, ios IOStreams, reg *ops.Registry) *cobra.Command {
 	return []func(g *Globals, ios IOStreams, reg *ops.Registry) *cobra.Command{
-		newMCPCommand, newDemoCmd, newRunCmd, newCheckBaseCmd, newSQLLineageCmd, newServeCmd,
+		newMCPCommand, newDemoCmd, newRunCmd, newCheckBaseCmd, newSQLLineageCmd, newSQLDiffCmd, newServeCmd,
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/ripple-data/ripple/internal/dbt"
 	"github.com/ripple-data/ripple/internal/diff"
 	"github.com/ripple-data/ripple/internal/lineage"
+	"github.com/ripple-data/ripple/internal/sqldiff"
 )
 
 // DefaultSelect is what counts as changed: changes that can alter data
@@ -156,6 +157,8 @@ type Model struct {
 	DataImpact          string         `json:"data_impact" jsonschema:"confirmed, none (verified unchanged) or potential (follow next_action)"`
 	NextAction          *NextAction    `json:"next_action,omitempty" jsonschema:"the follow-up to make; null when none is needed"`
 	Warning             string         `json:"warning,omitempty" jsonschema:"a problem with this model's comparison"`
+	// CodeChange says what the code edit of a modified model is.
+	CodeChange *sqldiff.CodeChange `json:"code_change,omitempty" jsonschema:"as sql_diff"`
 
 	// compact marks a row that marshals in its short form.
 	compact bool
@@ -213,6 +216,11 @@ type Result struct {
 	SchemaCoverage                  diff.SchemaCoverage `json:"schema_coverage" jsonschema:"whether every schema was compared"`
 	SuggestedChecks                 []SuggestedCheck    `json:"suggested_checks" jsonschema:"create_check arguments worth saving for CI"`
 	Errors                          []StepError         `json:"errors" jsonschema:"failed steps (the rest still ran)"`
+
+	// cosmeticOnly names the models edited only cosmetically (in
+	// confirmed_not_impacted_models too), for the summary's Code changes.
+	// No JSON field of its own: the default tools/list has no room left.
+	cosmeticOnly []string
 }
 
 // Counts are the models of a result by change and verdict. They add up:
@@ -282,6 +290,10 @@ type Deps struct {
 	SchemaDiff func(ctx context.Context, env diff.Env, in diff.SchemaDiffInput) (*diff.SchemaDiffResult, error)
 	// Keys caches key checks per relation across calls; nil: per call.
 	Keys *KeyCache
+	// KeepCosmetic counts cosmetic-only code edits as changes (dbt's plain
+	// state:modified.body meaning). Not an input field yet: the default
+	// tools/list has no room left for it.
+	KeepCosmetic bool
 	// Progress receives one report per model checked in the warehouse.
 	Progress func(done, total int, message string)
 }

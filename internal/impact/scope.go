@@ -71,7 +71,7 @@ func newAnalysis(ctx context.Context, d Deps, in Input, res *Result) (*analysis,
 	}
 	useCLL := in.UseColumnLineage == nil || *in.UseColumnLineage
 	switch {
-	case d.Verdicts != nil && (useCLL || d.Verdicts.Source == "lineage_dag"):
+	case d.Verdicts != nil && !d.KeepCosmetic && (useCLL || d.Verdicts.Source == "lineage_dag"):
 		a.verdicts = d.Verdicts
 	default:
 		ids, err := d.Select(DefaultSelect)
@@ -82,7 +82,7 @@ func newAnalysis(ctx context.Context, d Deps, in Input, res *Result) (*analysis,
 		if useCLL {
 			l = d.Lineage
 		}
-		a.verdicts = Classify(ctx, a.cmp, ids, l)
+		a.verdicts = ClassifyCode(ctx, a.cmp, ids, l, d.KeepCosmetic)
 	}
 	return a, nil
 }
@@ -112,6 +112,9 @@ func (a *analysis) classify(ctx context.Context) {
 			continue
 		}
 		nd, _ := v.Node(id)
+		if nd != nil && nd.Cosmetic && n.ResourceType == dbt.Model {
+			a.res.cosmeticOnly = append(a.res.cosmeticOnly, n.Name)
+		}
 		if nd == nil || nd.Verdict != VerdictImpacted {
 			// Only current models are listed (the contract's rule); the
 			// evidence goes with the name so the counts add up.
@@ -131,6 +134,7 @@ func (a *analysis) classify(ctx context.Context) {
 			m.ChangeStatus, m.Classification = &s, "modified"
 			if s == "modified" {
 				m.ChangeCategory, m.RowSetChanged, m.CodeChangedColumns = nd.Category, nd.RowSetChanged, nd.CodeChanged
+				m.CodeChange = a.codeChangeOf(id)
 			}
 			a.res.ModifiedCount++
 		} else {

@@ -140,6 +140,7 @@ func Markdown(in SummaryInput) string {
 			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", text(m.Name), change, cell(rowsCell(m)), cell(schemaCell(m)), m.DataImpact, cell(affectedCell(m)))
 		}
 	}
+	writeCodeChanges(&b, r)
 	b.WriteString("\n## Checks\n\n")
 	if len(in.Checks) == 0 {
 		b.WriteString("No checks yet.\n")

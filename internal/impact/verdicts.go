@@ -9,6 +9,7 @@ import (
 	"github.com/ripple-data/ripple/internal/cll"
 	"github.com/ripple-data/ripple/internal/dbt"
 	"github.com/ripple-data/ripple/internal/lineage"
+	"github.com/ripple-data/ripple/internal/sqldiff"
 )
 
 // Verdicts of a node: the one impact model every surface reads.
@@ -51,6 +52,9 @@ type Node struct {
 	ImpactedColumns []string
 	// RuledOut is the column-lineage evidence of a ruled-out node.
 	RuledOut *NotImpacted
+	// Cosmetic: a modified node whose edit the SQL parser finds cosmetic
+	// only (ClassifyCode); not impacted.
+	Cosmetic bool
 }
 
 // Measured is what a warehouse step found for a node during this session.
@@ -75,6 +79,8 @@ type Verdicts struct {
 	nodes  map[string]*Node
 	// changed are the nodes whose own change can alter data, sorted.
 	changed []string
+	// code is the structural diff of each modified node's code (ClassifyCode).
+	code map[string]*sqldiff.CodeChange
 
 	mu       sync.Mutex
 	measured map[string]Measured

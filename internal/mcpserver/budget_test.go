@@ -68,7 +68,7 @@ func TestToolsetsServeTheirTools(t *testing.T) {
 	for _, tool := range withoutFixtures(res.Tools, func(t *mcp.Tool) string { return t.Name }) {
 		names = append(names, tool.Name)
 	}
-	want := []string{"get_server_info", "render_lineage_mermaid", "set_backend", "summary"}
+	want := []string{"get_server_info", "render_lineage_mermaid", "set_backend", "sql_diff", "summary"}
 	if !slices.Equal(names, want) {
 		t.Errorf("--toolsets review lists %v, want %v", names, want)
 	}

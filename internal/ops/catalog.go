@@ -11,6 +11,7 @@ func Default() *Registry {
 	addCheckOps(r)
 	addSummaryOps(r)
 	addCLLOps(r)
+	addSQLDiffOps(r)
 	addStaticOps(r)
 	addNodeOps(r)
 	return r

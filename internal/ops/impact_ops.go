@@ -123,7 +123,7 @@ func Verdicts(ctx context.Context, s *Session) (*impact.Verdicts, error) {
 		if err != nil {
 			return nil, err
 		}
-		return impact.Classify(ctx, cmp, ids, impactLineage(ctx, s)), nil
+		return impact.ClassifyCode(ctx, cmp, ids, impactLineage(ctx, s), false), nil
 	})
 	if err != nil {
 		return nil, err

@@ -3,6 +3,7 @@ package ops
 import (
 	"context"
 	"fmt"
+	"github.com/ripple-data/ripple/internal/sqldiff"
 	"strings"
 
 	"github.com/ripple-data/ripple/internal/dbt"
@@ -45,11 +46,14 @@ type GetModelResult struct {
 		Base    ModelSide `json:"base" jsonschema:"{} when absent"`
 		Current ModelSide `json:"current" jsonschema:"{} when absent"`
 	} `json:"model" jsonschema:"base and current"`
+	// CodeChange explains a code edit so a reviewer need not diff the two
+	// code texts by eye.
+	CodeChange *sqldiff.CodeChange `json:"code_change,omitempty" jsonschema:"as sql_diff"`
 }
 
 func addModelOps(r *Registry) {
 	Add(r, Spec{Name: "get_model", Memoize: true, Title: "Get model", Positional: "model_id",
-		Description: "A model in base and current: columns (with not_null/unique tests), primary key, materialization and raw code; {} when absent."},
+		Description: "A model in base and current: columns (not_null/unique tests), key, materialization, raw code, code_change; {} if absent."},
 		func(ctx context.Context, s *Session, in *GetModelInput) (*GetModelResult, error) {
 			if strings.TrimSpace(in.ModelID) == "" {
 				return nil, fmt.Errorf("model_id is required")
@@ -71,12 +75,26 @@ func addModelOps(r *Registry) {
 				}
 				*side.out = modelSide(side.env, n)
 			}
+			if len(missing) == 0 {
+				res.CodeChange = codeChange(p, in.ModelID)
+			}
 			if len(missing) == 2 {
 				//lint:ignore ST1005 the peer's exact message, which agents match on
 				return nil, fmt.Errorf("Model '%s' not found in either environment. Use the full unique ID (e.g., 'model.project.model_name'): %w", in.ModelID, missing[1])
 			}
 			return res, nil
 		})
+}
+
+// codeChange is the structural diff of a model's code in both builds;
+// nil when the code is the same text.
+func codeChange(p *dbt.Project, id string) *sqldiff.CodeChange {
+	bn, err1 := p.Base.Manifest.Lookup(id)
+	cn, err2 := p.Current.Manifest.Lookup(id)
+	if err1 != nil || err2 != nil {
+		return nil
+	}
+	return sqldiff.ForNodes(p.Current.Manifest.Metadata.AdapterType, bn, cn, p.Base.Manifest, p.Current.Manifest)
 }
 
 func modelSide(env *dbt.Env, n *dbt.Node) ModelSide {

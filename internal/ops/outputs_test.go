@@ -35,6 +35,9 @@ func TestEveryOutputMatchesItsSchema(t *testing.T) {
 			{"sql_lineage", func() map[string]any {
 				return map[string]any{"sql": "select a, count(*) as n from t group by a", "schema": map[string]any{"t": map[string]any{"a": "int"}}}
 			}},
+			{"sql_diff", func() map[string]any {
+				return map[string]any{"dialect": "duckdb", "base_sql": "select a from t where x <> 1", "sql": "select a, b from t where x != 2"}
+			}},
 			{"get_node", func() map[string]any { return map[string]any{"node_id": "order_ids"} }},
 			{"lineage", func() map[string]any { return map[string]any{"focus": []string{"orders"}, "format": "mermaid"} }},
 			{"list_opaque", func() map[string]any { return map[string]any{} }},

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/ripple-data/ripple/internal/sqldiff"
 	"reflect"
 	"runtime/debug"
 	"slices"
@@ -191,6 +192,11 @@ func schemaOptions() *jsonschema.ForOptions {
 			}},
 			reflect.TypeFor[checks.Run]():              checks.RunSchema(),
 			reflect.TypeFor[diff.RowCountDiffResult](): (*diff.RowCountDiffResult)(nil).JSONSchema(),
+			// code_change rides on get_model and impact_analysis, both in
+			// the default toolset: its shape is told in the field's
+			// description (sql_diff's output schema spells it out), which
+			// keeps tools/list within its budget.
+			reflect.TypeFor[sqldiff.CodeChange](): {Type: "object"},
 		},
 	}
 }

@@ -1,0 +1,3 @@
+package sqldiff
+
+import _ "github.com/ripple-data/ripple/internal/golden"
