@@ -77,6 +77,9 @@ type Globals struct {
 	// SingleEnv lets the comparing commands run without base artifacts
 	// (base = current, every result carries the single-env warning).
 	SingleEnv bool
+	// KeepCosmetic counts cosmetic-only code edits as changes (dbt's
+	// plain state:modified.body meaning) in impact verdicts.
+	KeepCosmetic bool
 	// Limits (issue #19; docs/security.md lists them all).
 	StatementTimeout time.Duration
 	MaxResultBytes   int64
@@ -224,6 +227,7 @@ func (g *Globals) bindFlags(pf *pflag.FlagSet) {
 	pf.IntVar(&g.Runs.MaxRuns, "max-runs", checks.DefaultMaxRuns, "keep at most this many runs in memory and in the state file, oldest dropped first (every check's last run is kept; negative: no bound)")
 	pf.Int64Var(&g.Runs.MaxRunBytes, "max-run-bytes", checks.DefaultMaxRunBytes, "keep at most about this many bytes of run results, oldest dropped first (negative: no bound)")
 	pf.StringSliceVar(&g.AllowedDirs, "allow-dir", nil, "directories besides the project's that file inputs (compare-observed) may be read from")
+	pf.BoolVar(&g.KeepCosmetic, "keep-cosmetic", false, "count a model whose SQL edit is cosmetic only (layout, comments, keyword case, aliases) as modified and impacted, as dbt's state:modified.body does; by default the SQL parser's verdict makes it not impacted")
 	pf.BoolVar(&g.SingleEnv, "single-env", false, "allow comparing commands without base artifacts (target-base/): base is current, every result carries the single-environment warning; without it they exit 4 and say how to build the base")
 	pf.BoolVar(&g.JSON, "json", false, "print the result as JSON (stdout carries only the result)")
 	pf.BoolVarP(&g.Verbose, "verbose", "v", false, "log details to stderr")
@@ -270,6 +274,7 @@ func (g *Globals) NewSession(ios IOStreams) *ops.Session {
 		Runs:          g.Runs,
 		AllowedDirs:   g.AllowedDirs,
 		Logger:        slog.New(slog.NewTextHandler(ios.ErrOut, &slog.HandlerOptions{Level: level})),
+		KeepCosmetic:  g.KeepCosmetic,
 	})
 }
 

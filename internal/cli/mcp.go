@@ -73,6 +73,7 @@ func newMCPCommand(g *Globals, ios IOStreams, reg *ops.Registry) *cobra.Command 
 				Runs:          g.Runs,
 				AllowedDirs:   g.AllowedDirs,
 				Logger:        logger,
+				KeepCosmetic:  g.KeepCosmetic,
 			})
 			defer sess.Close()
 			srv, err := mcpserver.New(c.Context(), mcpserver.Options{Registry: reg, Session: sess, Mode: m, Toolsets: toolsets, Version: Version, Logger: logger,

@@ -123,7 +123,7 @@ func Verdicts(ctx context.Context, s *Session) (*impact.Verdicts, error) {
 		if err != nil {
 			return nil, err
 		}
-		return impact.ClassifyCode(ctx, cmp, ids, impactLineage(ctx, s), false), nil
+		return impact.ClassifyCode(ctx, cmp, ids, impactLineage(ctx, s), s.cfg.KeepCosmetic), nil
 	})
 	if err != nil {
 		return nil, err

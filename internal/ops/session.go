@@ -38,6 +38,10 @@ type Config struct {
 	// (compare_observed) may be read from.
 	AllowedDirs []string
 	Logger      *slog.Logger
+	// KeepCosmetic keeps dbt's plain state:modified.body meaning in the
+	// impact model: a model whose edit the SQL parser finds cosmetic only
+	// (layout, comments, aliases) stays impacted (--keep-cosmetic).
+	KeepCosmetic bool
 }
 
 // Session holds the loaded project, its comparison and the warehouse

@@ -93,24 +93,24 @@ func cosmeticScenario(p *dbtfixture.Project) {
 }
 
 // TestCosmeticEditIsNotImpacted: a cosmetic-only edit impacts nothing, nor
-// what only it reaches; impact.Deps.KeepCosmetic keeps dbt's body semantics.
+// what only it reaches; Config.KeepCosmetic (--keep-cosmetic) keeps dbt's
+// body semantics.
 func TestCosmeticEditIsNotImpacted(t *testing.T) {
 	p := dbtfixture.New(t)
 	cosmeticScenario(p)
 	b := p.MustBuild(context.Background())
-	s := NewSession(Config{Paths: b.Paths})
-	defer s.Close()
 	for _, tt := range []struct {
 		keep        bool
 		impacted    []string
 		notImpacted []string
 		cosmetic    []string
 	}{{false, nil, []string{"mart", "stg"}, []string{"stg"}}, {true, []string{"stg", "mart"}, nil, nil}} {
+		s := NewSession(Config{Paths: b.Paths, KeepCosmetic: tt.keep})
+		defer s.Close()
 		deps, err := impactDeps(context.Background(), s)
 		if err != nil {
 			t.Fatal(err)
 		}
-		deps.KeepCosmetic = tt.keep
 		r, err := impact.Analyze(context.Background(), deps, impact.Input{SkipValueDiff: true})
 		if err != nil {
 			t.Fatal(err)

@@ -234,6 +234,14 @@ func TestBrowserReview(t *testing.T) {
 	if !slices.Equal(added, []string{"customers.first_name || ' ' || customers.last_name as full_name,"}) || len(removed) != 0 {
 		t.Errorf("code diff: added %q removed %q, want the full_name line added", added, removed)
 	}
+	// Above the text diff, what the SQL parser says changed (issue #24).
+	if cc := b.text("read the code change", `[data-testid="code-change"]`); !strings.Contains(cc, "What changed: column_added: full_name = (customers.first_name || ' ') || customers.last_name") {
+		t.Errorf("code change = %q, want the added full_name column", cc)
+	}
+	changes := eval[[]string](b, "read the code change rows", `[...document.querySelectorAll('table.code-changes tbody tr')].map(r => [...r.children].map(td => td.textContent).join('|'))`)
+	if len(changes) != 1 || !strings.HasPrefix(changes[0], "column added|full_name|final select|—|") {
+		t.Errorf("code change rows = %q, want one: column added, full_name, final select, nothing before", changes)
+	}
 	b.screenshot("code-diff")
 
 	// 3. A value diff from the panel shows the demo's exact numbers.

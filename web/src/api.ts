@@ -257,11 +257,32 @@ export interface ModelSide {
   code: string;
 }
 
+/** One structural change of a model's SQL (sql_diff's change). */
+export interface CodeChangeItem {
+  kind: string;
+  column: string;
+  scope: string;
+  before: string;
+  after: string;
+}
+
+/** get_model's code_change: what the SQL parser says changed in the code. */
+export interface CodeChangeDetail {
+  cosmetic: boolean;
+  summary: string;
+  changes: CodeChangeItem[];
+  /** why raw code (Jinja not rendered) was compared, when it was */
+  note?: string;
+  /** a side whose SQL does not parse: nothing is guessed */
+  error?: string;
+}
+
 export interface ModelDetail {
   base: ModelSide | null;
   current: ModelSide | null;
   /** get_model's code_change.summary, when the server gives one */
   codeChangeSummary?: string;
+  codeChange?: CodeChangeDetail;
 }
 
 function modelSide(s: Json): ModelSide | null {
@@ -289,6 +310,22 @@ export function parseModel(j: Json): ModelDetail {
   const cc = j.code_change ?? j.model?.code_change;
   const d: ModelDetail = { base: modelSide(j.model?.base), current: modelSide(j.model?.current) };
   if (typeof cc?.summary === 'string' && cc.summary) d.codeChangeSummary = cc.summary;
+  if (cc && typeof cc === 'object') {
+    const err = cc.error;
+    d.codeChange = {
+      cosmetic: !!cc.cosmetic,
+      summary: typeof cc.summary === 'string' ? cc.summary : '',
+      changes: (Array.isArray(cc.changes) ? cc.changes : []).map((c: Json) => ({
+        kind: String(c.kind ?? ''),
+        column: String(c.column ?? ''),
+        scope: String(c.scope ?? ''),
+        before: String(c.before ?? ''),
+        after: String(c.after ?? ''),
+      })),
+      note: typeof cc.note === 'string' && cc.note ? cc.note : undefined,
+      error: err ? (typeof err === 'string' ? err : [err.side, err.message, err.line ? `line ${err.line}` : '', err.column ? `column ${err.column}` : ''].filter(Boolean).join(', ')) : undefined,
+    };
+  }
   return d;
 }
 

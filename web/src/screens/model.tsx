@@ -1,7 +1,7 @@
 // The model panel: columns with schema-diff badges and column-lineage
 // links, the SQL diff, tests, the key, and one button per data diff.
 import { useState } from 'preact/hooks';
-import { diffArgs, type DiffResult, getModel, getNode, type ModelSide, runDiff, type SchemaChange, schemaDiff } from '../api';
+import { type CodeChangeDetail, diffArgs, type DiffResult, getModel, getNode, type ModelSide, runDiff, type SchemaChange, schemaDiff } from '../api';
 import { CodeDiff } from '../components/codediff';
 import { DiffView } from '../components/diffview';
 import { useInfo, useReloadKey } from '../context';
@@ -58,6 +58,7 @@ export function ModelPanel({ id, onClose }: { id: string; onClose: () => void })
         ))}
       </div>
       {tab === 'columns' ? <Columns id={id} cur={cur} base={base} schema={schema.data?.changes} tests={node.data?.tests ?? []} /> : null}
+      {tab === 'code' && model.data?.codeChange ? <CodeChanges cc={model.data.codeChange} /> : null}
       {tab === 'code' && model.data ? <CodeDiff base={base?.code ?? null} current={cur?.code ?? null} /> : null}
       {tab === 'diffs' && side ? <Diffs name={name} columns={side.columns.map((c) => ({ name: c.name, type: c.type ?? '' }))} pk={pk} key={pk.join(',')} /> : null}
 
@@ -191,6 +192,58 @@ function Diffs({ name, columns, pk }: { name: string; columns: ColumnInfo[]; pk:
           <h3>{result.label}</h3>
           <DiffView result={result.r} check={{ type: result.type, params: result.params, name: result.label }} />
         </div>
+      ) : null}
+    </div>
+  );
+}
+
+// CodeChanges is what the SQL parser says changed, above the text diff: a
+// reviewer reads the clause that changed before the lines that moved.
+function CodeChanges({ cc }: { cc: CodeChangeDetail }) {
+  if (cc.error) {
+    return (
+      <p class="muted" data-testid="code-change">
+        The SQL could not be compared structurally ({cc.error}); read the text diff below.
+      </p>
+    );
+  }
+  if (cc.cosmetic) {
+    return (
+      <p data-testid="code-change">
+        <strong>Cosmetic only</strong>: layout, comments, case or aliases changed; the query is the same.
+        {cc.note ? <span class="muted"> {cc.note}</span> : null}
+      </p>
+    );
+  }
+  return (
+    <div data-testid="code-change">
+      <p>
+        <strong>What changed</strong>: {cc.summary}
+        {cc.note ? <span class="muted"> ({cc.note})</span> : null}
+      </p>
+      {cc.changes.length ? (
+        <table class="grid compact code-changes" aria-label="Code changes">
+          <thead>
+            <tr>
+              <th>change</th>
+              <th>output column</th>
+              <th>where</th>
+              <th>before</th>
+              <th>after</th>
+            </tr>
+          </thead>
+          <tbody>
+            {cc.changes.map((c, i) => (
+              <tr key={i}>
+                <td>{c.kind.replace(/_/g, ' ')}</td>
+                <td>{c.column ? <code>{c.column}</code> : '—'}</td>
+                <td>{c.scope === 'final' ? 'final select' : `CTE ${c.scope}`}</td>
+                <td>{c.before ? <code>{c.before}</code> : '—'}</td>
+                <td>{c.after ? <code>{c.after}</code> : '—'}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
       ) : null}
     </div>
   );
