@@ -1,0 +1,618 @@
+// Reach beyond models: which exposures, metrics, saved queries and semantic
+// models read a changed column, and which unit tests cover a modified model.
+
+package impact
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/ripple-data/ripple/internal/cll"
+	"github.com/ripple-data/ripple/internal/dbt"
+	"github.com/ripple-data/ripple/internal/lineage"
+)
+
+// Severities of reached nodes, in rank order: an exposure (a dashboard or
+// app people use) outranks a metric, which outranks a saved query, which
+// outranks a semantic model.
+const (
+	SeverityCritical = "critical" // exposure
+	SeverityHigh     = "high"     // metric
+	SeverityMedium   = "medium"   // saved query
+	SeverityLow      = "low"      // semantic model
+)
+
+// Reach bases.
+const (
+	ReachColumnLineage = "column_lineage"
+	ReachDAG           = "lineage_dag"
+)
+
+// Reached is one exposure, metric, saved query or semantic model a change reaches.
+type Reached struct {
+	Name     string   `json:"name" jsonschema:"its name"`
+	UniqueID string   `json:"unique_id" jsonschema:"dbt unique id"`
+	Via      []string `json:"via" jsonschema:"the changed columns (model.column) that reach it; model.* when the whole model counts"`
+	Severity string   `json:"severity" jsonschema:"critical (exposure), high (metric), medium (saved query) or low (semantic model)"`
+	Basis    string   `json:"basis" jsonschema:"column_lineage, or lineage_dag when a parent's SQL is opaque to column lineage and the DAG decided"`
+	Reads    []string `json:"reads,omitempty" jsonschema:"what it reads that the change reaches: model columns, dimensions, measures or metrics"`
+	Type     string   `json:"type,omitempty" jsonschema:"exposure type (dashboard, application...) or metric type (simple, ratio, derived, cumulative, conversion)"`
+	Owner    string   `json:"owner,omitempty" jsonschema:"exposure owner: name and email"`
+	URL      string   `json:"url,omitempty" jsonschema:"exposure url"`
+	Maturity string   `json:"maturity,omitempty" jsonschema:"exposure maturity (high, medium, low)"`
+}
+
+// UnitTestRun is one unit test of a modified model.
+type UnitTestRun struct {
+	Name     string `json:"name" jsonschema:"unit test name"`
+	UniqueID string `json:"unique_id" jsonschema:"dbt unique id"`
+	Ran      bool   `json:"ran" jsonschema:"the current build's run_results has a result for it"`
+	Status   string `json:"status,omitempty" jsonschema:"its run_results status (pass, fail, error, skipped)"`
+	Passed   bool   `json:"passed" jsonschema:"it ran and passed"`
+	// ExpectColumns are the columns its expected rows check.
+	ExpectColumns []string `json:"expect_columns" jsonschema:"the columns its expected rows check"`
+}
+
+// ModelUnitTests are the unit tests covering one modified model.
+type ModelUnitTests struct {
+	Model     string        `json:"model" jsonschema:"the modified model"`
+	UniqueID  string        `json:"unique_id" jsonschema:"its dbt unique id"`
+	UnitTests []UnitTestRun `json:"unit_tests" jsonschema:"unit tests of this model ([] = none)"`
+	// Uncovered are changed columns no expected row checks.
+	UncoveredChangedColumns []string `json:"uncovered_changed_columns" jsonschema:"code_changed_columns that no unit test's expected rows check"`
+}
+
+// Reach is what a change reaches beyond models. It is embedded in Result.
+type Reach struct {
+	ImpactedExposures              []Reached        `json:"impacted_exposures" jsonschema:"exposures (dashboards, apps) reading an impacted model or metric, by name"`
+	ImpactedMetrics                []Reached        `json:"impacted_metrics" jsonschema:"metrics reading a changed column (through their semantic model, filter or input metrics), by name"`
+	ImpactedSavedQueries           []Reached        `json:"impacted_saved_queries" jsonschema:"saved queries through an impacted metric or group-by dimension, by name"`
+	ImpactedSemanticModels         []Reached        `json:"impacted_semantic_models" jsonschema:"semantic models with an entity, dimension or measure reading a changed column, by name"`
+	NotImpactedExposuresCount      int              `json:"not_impacted_exposures_count" jsonschema:"exposures downstream of a change in the DAG that no impacted model or metric reaches"`
+	NotImpactedMetricsCount        int              `json:"not_impacted_metrics_count" jsonschema:"metrics downstream of a change in the DAG that read no changed column"`
+	NotImpactedSavedQueriesCount   int              `json:"not_impacted_saved_queries_count" jsonschema:"saved queries downstream of a change in the DAG that no impacted metric or dimension reaches"`
+	NotImpactedSemanticModelsCount int              `json:"not_impacted_semantic_models_count" jsonschema:"semantic models downstream of a change in the DAG that read no changed column"`
+	UnitTests                      []ModelUnitTests `json:"unit_tests" jsonschema:"per modified model: the unit tests covering it, whether they ran and passed, and the changed columns none covers"`
+}
+
+// colReach is what reaches one model's columns: per lower-cased column the
+// changed columns (model.column) reaching it; all is set when every column
+// counts (opaque SQL, no column lineage).
+type colReach struct {
+	cols map[string]map[string]bool
+	all  map[string]bool
+	dag  bool
+}
+
+func (c *colReach) add(col, root string) {
+	if c.cols == nil {
+		c.cols = map[string]map[string]bool{}
+	}
+	k := strings.ToLower(col)
+	if c.cols[k] == nil {
+		c.cols[k] = map[string]bool{}
+	}
+	c.cols[k][root] = true
+}
+
+// reads returns the roots reaching any of cols (rows: the row set).
+func (c *colReach) reads(cols []string, rows bool) (roots map[string]bool, hit []string, dag bool) {
+	roots = map[string]bool{}
+	if c == nil {
+		return roots, nil, false
+	}
+	if len(c.all) > 0 {
+		for r := range c.all {
+			roots[r] = true
+		}
+		return roots, cols, c.dag
+	}
+	if rows {
+		cols = append(append([]string{}, cols...), "*")
+	}
+	for _, col := range cols {
+		if rs := c.cols[strings.ToLower(col)]; len(rs) > 0 {
+			hit = append(hit, col)
+			for r := range rs {
+				roots[r] = true
+			}
+		}
+	}
+	// A changed row set ("*") reaches every aggregate over the model.
+	if rs := c.cols["*"]; len(rs) > 0 && !rows {
+		for r := range rs {
+			roots[r] = true
+		}
+	}
+	return roots, hit, false
+}
+
+// ComputeReach fills res's Reach from the models it classified: the
+// exposures, metrics, saved queries and semantic models of the current
+// build that read a changed column, and the unit tests of modified models.
+func ComputeReach(cmp *lineage.Comparison, l *Lineage, res *Result) {
+	r := &res.Reach
+	r.ImpactedExposures, r.ImpactedMetrics, r.ImpactedSavedQueries, r.ImpactedSemanticModels = []Reached{}, []Reached{}, []Reached{}, []Reached{}
+	r.UnitTests = []ModelUnitTests{}
+	if cmp == nil || cmp.Project == nil || cmp.Project.Current == nil {
+		return
+	}
+	cur := cmp.Project.Current
+	m := cur.Manifest
+	byModel := modelReach(cmp, l, res)
+
+	// Semantic models, by name.
+	sms := map[string]dbt.SemanticModelInfo{}
+	smID := map[string]string{}
+	for id, n := range m.SemanticModels {
+		sms[n.Name] = n.SemanticModel()
+		smID[n.Name] = id
+	}
+	element := func(sm string, kind, name string) (roots map[string]bool, hit []string, dag bool) {
+		info, ok := sms[sm]
+		if !ok {
+			return nil, nil, false
+		}
+		el, ok := info.Element(kind, name)
+		if !ok {
+			return nil, nil, false
+		}
+		return byModel[info.Model].reads(el.Columns, el.Rows)
+	}
+	// dimension resolves "entity__dim" (or "dim", "entity") to the semantic
+	// model defining it, preferring home.
+	dimension := func(ref, home string) (roots map[string]bool, label string, dag bool) {
+		parts := strings.Split(ref, "__")
+		name := parts[len(parts)-1]
+		names := sortedKeys(sms)
+		if home != "" {
+			names = append([]string{home}, names...)
+		}
+		for _, sm := range names {
+			if _, ok := sms[sm].Element("", name); !ok {
+				continue
+			}
+			if len(parts) > 1 && sm != home {
+				if _, ok := sms[sm].Element("entity", parts[len(parts)-2]); !ok {
+					continue
+				}
+			}
+			roots, _, dag := element(sm, "", name)
+			return roots, sm + "." + name, dag
+		}
+		return nil, "", false
+	}
+
+	smReached := map[string]*Reached{}
+	for name, info := range sms {
+		rr := &Reached{Name: name, UniqueID: smID[name], Severity: SeverityLow, Basis: ReachColumnLineage}
+		roots := map[string]bool{}
+		for _, el := range info.Elements {
+			rs, _, dag := byModel[info.Model].reads(el.Columns, el.Rows)
+			if len(rs) == 0 {
+				continue
+			}
+			if dag {
+				rr.Basis = ReachDAG
+			}
+			rr.Reads = append(rr.Reads, el.Kind+" "+el.Name)
+			for k := range rs {
+				roots[k] = true
+			}
+		}
+		// A dbt 1.10+ simple metric aggregates a column of its semantic
+		// model without a measure: that column is read too.
+		for _, mn := range m.Metrics {
+			mi := mn.Metric()
+			if mi.SemanticModel != name {
+				continue
+			}
+			if rs, _, dag := byModel[info.Model].reads(mi.Columns, mi.Rows); len(rs) > 0 {
+				if dag {
+					rr.Basis = ReachDAG
+				}
+				rr.Reads = append(rr.Reads, "metric "+mn.Name)
+				for k := range rs {
+					roots[k] = true
+				}
+			}
+		}
+		if len(roots) > 0 {
+			sort.Strings(rr.Reads)
+			rr.Via = sortedKeys(roots)
+			smReached[name] = rr
+		}
+	}
+
+	// Metrics, recursively through their inputs.
+	metricByName := map[string]*dbt.Node{}
+	for _, n := range m.Metrics {
+		metricByName[n.Name] = n
+	}
+	metricReached := map[string]*Reached{}
+	visiting := map[string]bool{}
+	var metric func(name string) *Reached
+	metric = func(name string) *Reached {
+		if rr, ok := metricReached[name]; ok || visiting[name] {
+			return rr
+		}
+		n, ok := metricByName[name]
+		if !ok {
+			return nil
+		}
+		visiting[name] = true
+		info := n.Metric()
+		rr := &Reached{Name: name, UniqueID: n.UniqueID, Severity: SeverityHigh, Basis: ReachColumnLineage, Type: info.Type}
+		roots := map[string]bool{}
+		take := func(rs map[string]bool, what string, dag bool) {
+			if len(rs) == 0 {
+				return
+			}
+			if dag {
+				rr.Basis = ReachDAG
+			}
+			rr.Reads = append(rr.Reads, what)
+			for k := range rs {
+				roots[k] = true
+			}
+		}
+		home := info.SemanticModel
+		if home != "" {
+			if sm, ok := sms[home]; ok {
+				rs, hit, dag := byModel[sm.Model].reads(info.Columns, info.Rows)
+				what := home + " rows"
+				if len(hit) > 0 {
+					what = home + "." + strings.Join(hit, ", "+home+".")
+				}
+				take(rs, what, dag)
+				agg := info.AggTimeDimension
+				if agg == "" {
+					agg = sm.AggTimeDimension
+				}
+				if agg != "" {
+					rs, _, dag := element(home, "dimension", agg)
+					take(rs, "dimension "+home+"."+agg, dag)
+				}
+			}
+		}
+		// Measures live in the semantic models the metric depends on.
+		for _, meas := range info.Measures {
+			for _, dep := range n.DependsOn.Nodes {
+				sn, ok := m.SemanticModels[dep]
+				if !ok {
+					continue
+				}
+				if home == "" {
+					home = sn.Name
+				}
+				rs, _, dag := element(sn.Name, "measure", meas)
+				take(rs, "measure "+sn.Name+"."+meas, dag)
+			}
+		}
+		dims, mets := dbt.FilterRefs(info.Filters)
+		for _, d := range dims {
+			rs, label, dag := dimension(d, home)
+			take(rs, "filter "+label, dag)
+		}
+		for _, in := range append(info.InputMetrics, mets...) {
+			if im := metric(in); im != nil {
+				take(setOf(im.Via), "metric "+in, im.Basis == ReachDAG)
+			}
+		}
+		visiting[name] = false
+		if len(roots) == 0 {
+			metricReached[name] = nil
+			return nil
+		}
+		rr.Via = sortedKeys(roots)
+		metricReached[name] = rr
+		return rr
+	}
+	for name := range metricByName {
+		metric(name)
+	}
+
+	// Saved queries: through their metrics and group-by dimensions.
+	sqReached := map[string]*Reached{}
+	for _, n := range m.SavedQueries {
+		info := n.SavedQuery()
+		rr := &Reached{Name: n.Name, UniqueID: n.UniqueID, Severity: SeverityMedium, Basis: ReachColumnLineage}
+		roots := map[string]bool{}
+		take := func(rs map[string]bool, what string, dag bool) {
+			if len(rs) == 0 {
+				return
+			}
+			if dag {
+				rr.Basis = ReachDAG
+			}
+			rr.Reads = append(rr.Reads, what)
+			for k := range rs {
+				roots[k] = true
+			}
+		}
+		for _, mt := range info.Metrics {
+			if im := metric(mt); im != nil {
+				take(setOf(im.Via), "metric "+mt, im.Basis == ReachDAG)
+			}
+		}
+		dims, _ := dbt.FilterRefs(append(append([]string{}, info.GroupBy...), info.Where...))
+		for _, d := range dims {
+			if d == "metric_time" || strings.HasPrefix(d, "metric_time__") {
+				continue
+			}
+			rs, label, dag := dimension(d, "")
+			take(rs, "group_by "+label, dag)
+		}
+		if len(roots) > 0 {
+			rr.Via = sortedKeys(roots)
+			sqReached[n.Name] = rr
+		}
+	}
+
+	// Exposures: any impacted parent model or metric.
+	expReached := map[string]*Reached{}
+	for _, n := range m.Exposures {
+		info := n.Exposure()
+		rr := &Reached{Name: n.Name, UniqueID: n.UniqueID, Severity: SeverityCritical, Basis: ReachColumnLineage,
+			Type: info.Type, URL: info.URL, Maturity: info.Maturity, Owner: strings.TrimSpace(info.OwnerName + " " + angle(info.OwnerEmail))}
+		roots := map[string]bool{}
+		for _, dep := range info.DependsOn {
+			if mr, ok := byModel[dep]; ok {
+				if mr.dag {
+					rr.Basis = ReachDAG
+				}
+				rs := map[string]bool{}
+				for k := range mr.all {
+					rs[k] = true
+				}
+				for _, c := range mr.cols {
+					for k := range c {
+						rs[k] = true
+					}
+				}
+				if len(rs) > 0 {
+					rr.Reads = append(rr.Reads, "model "+cmpName(cmp, dep))
+					for k := range rs {
+						roots[k] = true
+					}
+				}
+				continue
+			}
+			if mn, ok := m.Metrics[dep]; ok {
+				if im := metric(mn.Name); im != nil {
+					if im.Basis == ReachDAG {
+						rr.Basis = ReachDAG
+					}
+					rr.Reads = append(rr.Reads, "metric "+mn.Name)
+					for _, k := range im.Via {
+						roots[k] = true
+					}
+				}
+			}
+		}
+		if len(roots) > 0 {
+			rr.Via = sortedKeys(roots)
+			expReached[n.Name] = rr
+		}
+	}
+
+	// Ruled out: DAG descendants of a change that nothing reaches.
+	dagDown := dagDownstream(cmp, res)
+	count := func(section map[string]*dbt.Node, reached func(string) bool) int {
+		c := 0
+		for id, n := range section {
+			if dagDown[id] && !reached(n.Name) {
+				c++
+			}
+		}
+		return c
+	}
+	r.NotImpactedSemanticModelsCount = count(m.SemanticModels, func(s string) bool { return smReached[s] != nil })
+	r.NotImpactedMetricsCount = count(m.Metrics, func(s string) bool { return metricReached[s] != nil })
+	r.NotImpactedSavedQueriesCount = count(m.SavedQueries, func(s string) bool { return sqReached[s] != nil })
+	r.NotImpactedExposuresCount = count(m.Exposures, func(s string) bool { return expReached[s] != nil })
+	r.ImpactedExposures = sortedReached(expReached)
+	r.ImpactedMetrics = sortedReached(metricReached)
+	r.ImpactedSavedQueries = sortedReached(sqReached)
+	r.ImpactedSemanticModels = sortedReached(smReached)
+	r.UnitTests = unitTests(cur, res)
+}
+
+func angle(email string) string {
+	if email == "" {
+		return ""
+	}
+	return "<" + email + ">"
+}
+
+func setOf(list []string) map[string]bool {
+	s := make(map[string]bool, len(list))
+	for _, x := range list {
+		s[x] = true
+	}
+	return s
+}
+
+func cmpName(cmp *lineage.Comparison, id string) string {
+	if n, ok := cmp.Graph.Node(id); ok {
+		return n.Name
+	}
+	return id
+}
+
+func sortedReached(m map[string]*Reached) []Reached {
+	out := []Reached{}
+	for _, name := range sortedKeys(m) {
+		if m[name] != nil {
+			out = append(out, *m[name])
+		}
+	}
+	return out
+}
+
+// modelReach maps each impacted model to the changed columns reaching
+// each of its columns. With column lineage, every changed column of a
+// modified model is followed downstream on its own (so via is exact); a
+// model lineage cannot read (opaque SQL, added or removed) counts whole,
+// and so does every impacted model when there is no column lineage.
+func modelReach(cmp *lineage.Comparison, l *Lineage, res *Result) map[string]*colReach {
+	out := map[string]*colReach{}
+	get := func(id string) *colReach {
+		if out[id] == nil {
+			out[id] = &colReach{}
+		}
+		return out[id]
+	}
+	whole := func(id string, roots []string) {
+		c := get(id)
+		if c.all == nil {
+			c.all = map[string]bool{}
+		}
+		c.dag = true
+		for _, r := range roots {
+			c.all[r] = true
+		}
+	}
+	useCLL := l != nil && res.ClassificationSource == "column_lineage"
+	for _, mod := range res.ConfirmedImpactedModels {
+		if mod.DataImpact == None {
+			continue
+		}
+		if !useCLL {
+			via := mod.ImpactedVia
+			if len(via) == 0 {
+				via = []string{mod.Name + ".*"}
+			}
+			whole(mod.UniqueID, via)
+			continue
+		}
+		if mod.Classification != "modified" {
+			if ml, ok := l.Current.Models[mod.UniqueID]; !ok || ml.Opaque {
+				via := mod.ImpactedVia
+				if len(via) == 0 {
+					via = []string{mod.Name + ".*"}
+				}
+				whole(mod.UniqueID, via)
+			}
+			continue
+		}
+		var roots []cll.NodeColumn
+		if mod.ChangeCategory == "unknown" || mod.CodeChangedColumns == nil {
+			// Opaque or one-sided: every column of it may differ.
+			whole(mod.UniqueID, []string{mod.Name + ".*"})
+			if ml, ok := l.Current.Models[mod.UniqueID]; ok && !ml.Opaque {
+				for _, c := range ml.Columns {
+					roots = append(roots, cll.NodeColumn{Node: mod.UniqueID, Column: c.Name})
+				}
+			} else {
+				for _, c := range columnsReadFrom(l.Current, mod.UniqueID) {
+					roots = append(roots, cll.NodeColumn{Node: mod.UniqueID, Column: c})
+				}
+			}
+			roots = append(roots, cll.NodeColumn{Node: mod.UniqueID, Column: "*"})
+		} else {
+			for _, c := range mod.CodeChangedColumns {
+				roots = append(roots, cll.NodeColumn{Node: mod.UniqueID, Column: c})
+				get(mod.UniqueID).add(c, mod.Name+"."+c)
+			}
+			if mod.RowSetChanged {
+				roots = append(roots, cll.NodeColumn{Node: mod.UniqueID, Column: "*"})
+				get(mod.UniqueID).add("*", mod.Name+".*")
+			}
+		}
+		for _, root := range roots {
+			label := mod.Name + "." + root.Column
+			if c := out[mod.UniqueID]; c != nil && len(c.all) > 0 {
+				label = mod.Name + ".*"
+			}
+			for _, im := range l.Current.Impact([]cll.NodeColumn{root}).Models {
+				if im.Node == mod.UniqueID {
+					continue
+				}
+				if im.Opaque {
+					whole(im.Node, []string{label})
+					continue
+				}
+				for _, c := range im.Columns {
+					get(im.Node).add(c, label)
+				}
+			}
+		}
+	}
+	// Models the analysis ruled out or verified unchanged reach nothing.
+	keep := map[string]bool{}
+	for _, mod := range res.ConfirmedImpactedModels {
+		if mod.DataImpact != None {
+			keep[mod.UniqueID] = true
+		}
+	}
+	for id := range out {
+		if !keep[id] {
+			delete(out, id)
+		}
+	}
+	return out
+}
+
+// dagDownstream is every node downstream of a modified one in the DAG.
+func dagDownstream(cmp *lineage.Comparison, res *Result) map[string]bool {
+	start := map[string]bool{}
+	for _, mod := range res.ConfirmedImpactedModels {
+		if mod.Classification == "modified" {
+			start[mod.UniqueID] = true
+		}
+	}
+	if len(start) == 0 {
+		return map[string]bool{}
+	}
+	return cmp.Graph.DescendantsOf(start, -1)
+}
+
+// unitTests lists, per modified model, the unit tests that cover it.
+func unitTests(cur *dbt.Env, res *Result) []ModelUnitTests {
+	status := map[string]string{}
+	if cur.RunResults != nil {
+		for _, rr := range cur.RunResults.Results {
+			status[rr.UniqueID] = rr.Status
+		}
+	}
+	byModel := map[string][]*dbt.Node{}
+	for _, n := range cur.Manifest.UnitTests {
+		for _, dep := range n.DependsOn.Nodes {
+			byModel[dep] = append(byModel[dep], n)
+		}
+	}
+	out := []ModelUnitTests{}
+	for _, mod := range res.ConfirmedImpactedModels {
+		if mod.Classification != "modified" || mod.ResourceType != dbt.Model || isRemoved(mod) {
+			continue
+		}
+		mt := ModelUnitTests{Model: mod.Name, UniqueID: mod.UniqueID, UnitTests: []UnitTestRun{}, UncoveredChangedColumns: []string{}}
+		tests := byModel[mod.UniqueID]
+		sort.Slice(tests, func(i, j int) bool { return tests[i].Name < tests[j].Name })
+		covered := map[string]bool{}
+		for _, n := range tests {
+			info := n.UnitTest()
+			st, ran := status[n.UniqueID]
+			mt.UnitTests = append(mt.UnitTests, UnitTestRun{Name: n.Name, UniqueID: n.UniqueID, Ran: ran, Status: st,
+				Passed: ran && st == "pass", ExpectColumns: nonNilStrings(info.ExpectColumns)})
+			for _, c := range info.ExpectColumns {
+				covered[strings.ToLower(c)] = true
+			}
+		}
+		for _, c := range mod.CodeChangedColumns {
+			if !covered[strings.ToLower(c)] {
+				mt.UncoveredChangedColumns = append(mt.UncoveredChangedColumns, c)
+			}
+		}
+		out = append(out, mt)
+	}
+	return out
+}
+
+func nonNilStrings(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
