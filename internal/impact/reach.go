@@ -4,6 +4,7 @@
 package impact
 
 import (
+	"fmt"
 	"sort"
 	"strings"
 
@@ -615,4 +616,60 @@ func nonNilStrings(s []string) []string {
 		return []string{}
 	}
 	return s
+}
+
+// maxWhoRows caps each list of the summary's "Who is affected".
+const maxWhoRows = 20
+
+// WhoIsAffected renders the summary's opening section: exposures first,
+// then metrics, saved queries and semantic models, each with the changed
+// columns reaching it; "" when the project has none downstream of the change.
+func WhoIsAffected(r *Result) string {
+	if r == nil {
+		return ""
+	}
+	rr := r.Reach
+	if len(rr.ImpactedExposures)+len(rr.ImpactedMetrics)+len(rr.ImpactedSavedQueries)+len(rr.ImpactedSemanticModels)+
+		rr.NotImpactedExposuresCount+rr.NotImpactedMetricsCount+rr.NotImpactedSavedQueriesCount+rr.NotImpactedSemanticModelsCount == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("## Who is affected\n\n")
+	section := func(title string, list []Reached, ruledOut int) {
+		if len(list) == 0 && ruledOut == 0 {
+			return
+		}
+		fmt.Fprintf(&b, "**%s**: %d impacted", title, len(list))
+		if ruledOut > 0 {
+			fmt.Fprintf(&b, ", %d ruled out by column lineage", ruledOut)
+		}
+		b.WriteString("\n\n")
+		for i, x := range list {
+			if i == maxWhoRows {
+				fmt.Fprintf(&b, "- _%d more; run `ripple impact-analysis` for all of them._\n", len(list)-i)
+				break
+			}
+			line := "- " + cell(x.Name)
+			if x.Type != "" {
+				line += " (" + cell(x.Type) + ")"
+			}
+			if x.Owner != "" {
+				line += ", owner " + cell(x.Owner)
+			}
+			if x.URL != "" {
+				line += ", " + cell(x.URL)
+			}
+			line += " ← " + cell(strings.Join(x.Via, ", "))
+			if x.Basis == ReachDAG {
+				line += " _(model lineage: column lineage cannot read a parent)_"
+			}
+			b.WriteString(line + "\n")
+		}
+		b.WriteString("\n")
+	}
+	section("Exposures", rr.ImpactedExposures, rr.NotImpactedExposuresCount)
+	section("Metrics", rr.ImpactedMetrics, rr.NotImpactedMetricsCount)
+	section("Saved queries", rr.ImpactedSavedQueries, rr.NotImpactedSavedQueriesCount)
+	section("Semantic models", rr.ImpactedSemanticModels, rr.NotImpactedSemanticModelsCount)
+	return b.String()
 }

@@ -219,3 +219,27 @@ func TestReachOfAnUnchangedProjectIsEmpty(t *testing.T) {
 		t.Errorf("nothing changed, yet: %+v", res.Reach)
 	}
 }
+
+func TestSummaryOpensWithWhoIsAffected(t *testing.T) {
+	p := derivedProject(t, coreState, "model.test.my_model", "", "")
+	res := analyzeOffline(t, p)
+	md := impact.Markdown(impact.SummaryInput{Comparison: lineage.Compare(p), Impact: res})
+	want := "## Who is affected\n\n" +
+		"**Exposures**: 1 impacted\n\n" +
+		"- simple_exposure (dashboard), owner <something@example.com> ← my_model.* _(model lineage: column lineage cannot read a parent)_\n\n" +
+		"**Metrics**: 4 impacted\n\n"
+	i := strings.Index(md, "## Who is affected")
+	if i < 0 || !strings.HasPrefix(md[i:], want) {
+		t.Fatalf("summary does not open with who is affected:\n%s", md)
+	}
+	if j := strings.Index(md, "| | base | current |"); j < i {
+		t.Errorf("who is affected must come before the artifact table")
+	}
+
+	// A project with no semantic layer downstream keeps its summary as before.
+	env := p.Base
+	same := analyzeOffline(t, &dbt.Project{Base: env, Current: env})
+	if got := impact.WhoIsAffected(same); got != "" {
+		t.Errorf("nothing changed, yet: %q", got)
+	}
+}
