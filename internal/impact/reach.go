@@ -139,8 +139,50 @@ func ComputeReach(cmp *lineage.Comparison, l *Lineage, res *Result) {
 		return
 	}
 	cur := cmp.Project.Current
-	m := cur.Manifest
-	byModel := modelReach(cmp, l, res)
+	unit := unitTests(cur, res)
+	*r = reachFrom(cur.Manifest, modelReach(cmp, l, res), dagDownstream(cmp, res))
+	r.UnitTests = unit
+}
+
+// ColumnReach is the reach of changed columns of one model of the current
+// build (column_impact): every changed column is followed downstream on its
+// own, so via is exact; models column lineage cannot read count whole.
+func ColumnReach(cmp *lineage.Comparison, pl *cll.ProjectLineage, id string, cols []string) Reach {
+	name := cmpName(cmp, id)
+	byModel := map[string]*colReach{id: {}}
+	for _, c := range cols {
+		label := name + "." + c
+		byModel[id].add(c, label)
+		for _, im := range pl.Impact([]cll.NodeColumn{{Node: id, Column: c}}).Models {
+			if im.Node == id {
+				continue
+			}
+			if byModel[im.Node] == nil {
+				byModel[im.Node] = &colReach{}
+			}
+			if im.Opaque {
+				cr := byModel[im.Node]
+				if cr.all == nil {
+					cr.all = map[string]bool{}
+				}
+				cr.all[label], cr.dag = true, true
+				continue
+			}
+			for _, col := range im.Columns {
+				byModel[im.Node].add(col, label)
+			}
+		}
+	}
+	r := reachFrom(cmp.Project.Current.Manifest, byModel, cmp.Graph.DescendantsOf(map[string]bool{id: true}, -1))
+	r.UnitTests = []ModelUnitTests{}
+	return r
+}
+
+// reachFrom finds the semantic-layer nodes and exposures of m reading the
+// model columns in byModel; dagDown (the DAG descendants of the change)
+// bounds the ruled-out counts.
+func reachFrom(m *dbt.Manifest, byModel map[string]*colReach, dagDown map[string]bool) Reach {
+	var r Reach
 
 	// Semantic models, by name.
 	sms := map[string]dbt.SemanticModelInfo{}
@@ -372,7 +414,7 @@ func ComputeReach(cmp *lineage.Comparison, l *Lineage, res *Result) {
 					}
 				}
 				if len(rs) > 0 {
-					rr.Reads = append(rr.Reads, "model "+cmpName(cmp, dep))
+					rr.Reads = append(rr.Reads, "model "+nodeName(m, dep))
 					for k := range rs {
 						roots[k] = true
 					}
@@ -398,7 +440,6 @@ func ComputeReach(cmp *lineage.Comparison, l *Lineage, res *Result) {
 	}
 
 	// Ruled out: DAG descendants of a change that nothing reaches.
-	dagDown := dagDownstream(cmp, res)
 	count := func(section map[string]*dbt.Node, reached func(string) bool) int {
 		c := 0
 		for id, n := range section {
@@ -416,7 +457,7 @@ func ComputeReach(cmp *lineage.Comparison, l *Lineage, res *Result) {
 	r.ImpactedMetrics = sortedReached(metricReached)
 	r.ImpactedSavedQueries = sortedReached(sqReached)
 	r.ImpactedSemanticModels = sortedReached(smReached)
-	r.UnitTests = unitTests(cur, res)
+	return r
 }
 
 func angle(email string) string {
@@ -436,6 +477,13 @@ func setOf(list []string) map[string]bool {
 
 func cmpName(cmp *lineage.Comparison, id string) string {
 	if n, ok := cmp.Graph.Node(id); ok {
+		return n.Name
+	}
+	return id
+}
+
+func nodeName(m *dbt.Manifest, id string) string {
+	if n, ok := m.Node(id); ok {
 		return n.Name
 	}
 	return id

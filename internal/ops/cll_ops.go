@@ -11,6 +11,7 @@ import (
 
 	"github.com/ripple-data/ripple/internal/cll"
 	"github.com/ripple-data/ripple/internal/dbt"
+	"github.com/ripple-data/ripple/internal/impact"
 )
 
 // ProjectLineage returns the column lineage of one build, computed once per
@@ -181,6 +182,10 @@ type ColumnImpactResult struct {
 	Columns    []ImpactedColumn `json:"columns" jsonschema:"every impacted column with its evidence"`
 	Models     []ImpactedModel  `json:"models" jsonschema:"impacted models"`
 	NotReached []UnreachedModel `json:"not_reached" jsonschema:"readers of the changed model that read none of the changed columns"`
+	// The semantic layer and exposures the columns reach (impact.ColumnReach).
+	ImpactedExposures    []impact.Reached `json:"impacted_exposures" jsonschema:"exposures (dashboards, apps) reading a reached model or metric, by name"`
+	ImpactedMetrics      []impact.Reached `json:"impacted_metrics" jsonschema:"metrics reading a reached column (through their semantic model, filter or input metrics), by name"`
+	ImpactedSavedQueries []impact.Reached `json:"impacted_saved_queries" jsonschema:"saved queries through a reached metric or group-by dimension, by name"`
 }
 
 // SQLLineageInput is one query to analyze.
@@ -227,7 +232,7 @@ func addCLLOps(r *Registry) {
 		analyzeModel)
 	Add(r, Spec{Name: "column_impact", Memoize: true, Title: "Column impact",
 		Description: "Where changed columns reach downstream: impacted columns (reason value/row_set/opaque, with the evidence chain), impacted models, and models that " +
-			"read the changed model but none of the changed columns (not_reached, with the columns they do read). Opaque models are always reached."},
+			"read the changed model but none of the changed columns (not_reached, with the columns they do read), and the exposures, metrics and saved queries they reach. Opaque models are always reached."},
 		columnImpact)
 	Add(r, Spec{Name: "sql_lineage", Title: "SQL lineage", CustomCLI: true,
 		Description: "Column lineage of one SQL query against given upstream schemas, without a dbt project: per output column its deps (table.column) and kind, " +
@@ -272,6 +277,11 @@ func columnImpact(ctx context.Context, s *Session, in *ColumnImpactInput) (*Colu
 	}
 	for _, m := range ir.NotReached {
 		res.NotReached = append(res.NotReached, UnreachedModel{Node: m.Node, Reads: m.Reads})
+	}
+	res.ImpactedExposures, res.ImpactedMetrics, res.ImpactedSavedQueries = []impact.Reached{}, []impact.Reached{}, []impact.Reached{}
+	if cmp, err := s.Comparison(ctx); err == nil {
+		reach := impact.ColumnReach(cmp, pl, id, cols)
+		res.ImpactedExposures, res.ImpactedMetrics, res.ImpactedSavedQueries = reach.ImpactedExposures, reach.ImpactedMetrics, reach.ImpactedSavedQueries
 	}
 	return res, nil
 }
