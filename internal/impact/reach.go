@@ -29,51 +29,56 @@ const (
 	ReachDAG           = "lineage_dag"
 )
 
-// Reached is one exposure, metric, saved query or semantic model a change reaches.
+// Reached is one metric, saved query or semantic model a change reaches.
 type Reached struct {
-	Name     string   `json:"name" jsonschema:"its name"`
+	Name     string   `json:"name" jsonschema:"name"`
 	UniqueID string   `json:"unique_id" jsonschema:"dbt unique id"`
-	Via      []string `json:"via" jsonschema:"the changed columns (model.column) that reach it; model.* when the whole model counts"`
-	Severity string   `json:"severity" jsonschema:"critical (exposure), high (metric), medium (saved query) or low (semantic model)"`
-	Basis    string   `json:"basis" jsonschema:"column_lineage, or lineage_dag when a parent's SQL is opaque to column lineage and the DAG decided"`
-	Reads    []string `json:"reads,omitempty" jsonschema:"what it reads that the change reaches: model columns, dimensions, measures or metrics"`
-	Type     string   `json:"type,omitempty" jsonschema:"exposure type (dashboard, application...) or metric type (simple, ratio, derived, cumulative, conversion)"`
-	Owner    string   `json:"owner,omitempty" jsonschema:"exposure owner: name and email"`
-	URL      string   `json:"url,omitempty" jsonschema:"exposure url"`
-	Maturity string   `json:"maturity,omitempty" jsonschema:"exposure maturity (high, medium, low)"`
+	Via      []string `json:"via" jsonschema:"changed columns reaching it (model.* = whole model)"`
+	Severity string   `json:"severity" jsonschema:"critical, high, medium or low (exposure > metric > saved query > semantic model)"`
+	Basis    string   `json:"basis" jsonschema:"column_lineage or lineage_dag (opaque SQL)"`
+	Reads    []string `json:"reads,omitempty" jsonschema:"what of it the change reaches"`
+	Type     string   `json:"type,omitempty" jsonschema:"metric or exposure type"`
+}
+
+// ReachedExposure is an exposure a change reaches, with who to tell.
+type ReachedExposure struct {
+	Reached
+	Owner    string `json:"owner,omitempty" jsonschema:"owner name <email>"`
+	URL      string `json:"url,omitempty" jsonschema:"url"`
+	Maturity string `json:"maturity,omitempty" jsonschema:"maturity"`
 }
 
 // UnitTestRun is one unit test of a modified model.
 type UnitTestRun struct {
-	Name     string `json:"name" jsonschema:"unit test name"`
+	Name     string `json:"name" jsonschema:"name"`
 	UniqueID string `json:"unique_id" jsonschema:"dbt unique id"`
-	Ran      bool   `json:"ran" jsonschema:"the current build's run_results has a result for it"`
-	Status   string `json:"status,omitempty" jsonschema:"its run_results status (pass, fail, error, skipped)"`
-	Passed   bool   `json:"passed" jsonschema:"it ran and passed"`
+	Ran      bool   `json:"ran" jsonschema:"run_results has it"`
+	Status   string `json:"status,omitempty" jsonschema:"run_results status"`
+	Passed   bool   `json:"passed" jsonschema:"ran and passed"`
 	// ExpectColumns are the columns its expected rows check.
-	ExpectColumns []string `json:"expect_columns" jsonschema:"the columns its expected rows check"`
+	ExpectColumns []string `json:"expect_columns" jsonschema:"columns it expects"`
 }
 
 // ModelUnitTests are the unit tests covering one modified model.
 type ModelUnitTests struct {
-	Model     string        `json:"model" jsonschema:"the modified model"`
-	UniqueID  string        `json:"unique_id" jsonschema:"its dbt unique id"`
-	UnitTests []UnitTestRun `json:"unit_tests" jsonschema:"unit tests of this model ([] = none)"`
+	Model     string        `json:"model" jsonschema:"modified model"`
+	UniqueID  string        `json:"unique_id" jsonschema:"dbt unique id"`
+	UnitTests []UnitTestRun `json:"unit_tests" jsonschema:"its unit tests"`
 	// Uncovered are changed columns no expected row checks.
-	UncoveredChangedColumns []string `json:"uncovered_changed_columns" jsonschema:"code_changed_columns that no unit test's expected rows check"`
+	UncoveredChangedColumns []string `json:"uncovered_changed_columns" jsonschema:"changed columns no test expects"`
 }
 
 // Reach is what a change reaches beyond models. It is embedded in Result.
 type Reach struct {
-	ImpactedExposures              []Reached        `json:"impacted_exposures" jsonschema:"exposures (dashboards, apps) reading an impacted model or metric, by name"`
-	ImpactedMetrics                []Reached        `json:"impacted_metrics" jsonschema:"metrics reading a changed column (through their semantic model, filter or input metrics), by name"`
-	ImpactedSavedQueries           []Reached        `json:"impacted_saved_queries" jsonschema:"saved queries through an impacted metric or group-by dimension, by name"`
-	ImpactedSemanticModels         []Reached        `json:"impacted_semantic_models" jsonschema:"semantic models with an entity, dimension or measure reading a changed column, by name"`
-	NotImpactedExposuresCount      int              `json:"not_impacted_exposures_count" jsonschema:"exposures downstream of a change in the DAG that no impacted model or metric reaches"`
-	NotImpactedMetricsCount        int              `json:"not_impacted_metrics_count" jsonschema:"metrics downstream of a change in the DAG that read no changed column"`
-	NotImpactedSavedQueriesCount   int              `json:"not_impacted_saved_queries_count" jsonschema:"saved queries downstream of a change in the DAG that no impacted metric or dimension reaches"`
-	NotImpactedSemanticModelsCount int              `json:"not_impacted_semantic_models_count" jsonschema:"semantic models downstream of a change in the DAG that read no changed column"`
-	UnitTests                      []ModelUnitTests `json:"unit_tests" jsonschema:"per modified model: the unit tests covering it, whether they ran and passed, and the changed columns none covers"`
+	ImpactedExposures              []ReachedExposure `json:"impacted_exposures" jsonschema:"reading an impacted model or metric"`
+	ImpactedMetrics                []Reached         `json:"impacted_metrics" jsonschema:"metrics reading a changed column"`
+	ImpactedSavedQueries           []Reached         `json:"impacted_saved_queries" jsonschema:"through an impacted metric or group-by"`
+	ImpactedSemanticModels         []Reached         `json:"impacted_semantic_models" jsonschema:"with an element reading a changed column"`
+	NotImpactedExposuresCount      int               `json:"not_impacted_exposures_count" jsonschema:"ruled out (downstream in the DAG)"`
+	NotImpactedMetricsCount        int               `json:"not_impacted_metrics_count" jsonschema:"ruled out (downstream in the DAG)"`
+	NotImpactedSavedQueriesCount   int               `json:"not_impacted_saved_queries_count" jsonschema:"ruled out (downstream in the DAG)"`
+	NotImpactedSemanticModelsCount int               `json:"not_impacted_semantic_models_count" jsonschema:"ruled out (downstream in the DAG)"`
+	UnitTests                      []ModelUnitTests  `json:"unit_tests" jsonschema:"per modified model: its unit tests"`
 }
 
 // colReach is what reaches one model's columns: per lower-cased column the
@@ -133,7 +138,7 @@ func (c *colReach) reads(cols []string, rows bool) (roots map[string]bool, hit [
 // build that read a changed column, and the unit tests of modified models.
 func ComputeReach(cmp *lineage.Comparison, l *Lineage, res *Result) {
 	r := &res.Reach
-	r.ImpactedExposures, r.ImpactedMetrics, r.ImpactedSavedQueries, r.ImpactedSemanticModels = []Reached{}, []Reached{}, []Reached{}, []Reached{}
+	r.ImpactedExposures, r.ImpactedMetrics, r.ImpactedSavedQueries, r.ImpactedSemanticModels = []ReachedExposure{}, []Reached{}, []Reached{}, []Reached{}
 	r.UnitTests = []ModelUnitTests{}
 	if cmp == nil || cmp.Project == nil || cmp.Project.Current == nil {
 		return
@@ -393,11 +398,11 @@ func reachFrom(m *dbt.Manifest, byModel map[string]*colReach, dagDown map[string
 	}
 
 	// Exposures: any impacted parent model or metric.
-	expReached := map[string]*Reached{}
+	expReached := map[string]*ReachedExposure{}
 	for _, n := range m.Exposures {
 		info := n.Exposure()
-		rr := &Reached{Name: n.Name, UniqueID: n.UniqueID, Severity: SeverityCritical, Basis: ReachColumnLineage,
-			Type: info.Type, URL: info.URL, Maturity: info.Maturity, Owner: strings.TrimSpace(info.OwnerName + " " + angle(info.OwnerEmail))}
+		rr := &ReachedExposure{Reached: Reached{Name: n.Name, UniqueID: n.UniqueID, Severity: SeverityCritical, Basis: ReachColumnLineage, Type: info.Type},
+			URL: info.URL, Maturity: info.Maturity, Owner: strings.TrimSpace(info.OwnerName + " " + angle(info.OwnerEmail))}
 		roots := map[string]bool{}
 		for _, dep := range info.DependsOn {
 			if mr, ok := byModel[dep]; ok {
@@ -453,7 +458,10 @@ func reachFrom(m *dbt.Manifest, byModel map[string]*colReach, dagDown map[string
 	r.NotImpactedMetricsCount = count(m.Metrics, func(s string) bool { return metricReached[s] != nil })
 	r.NotImpactedSavedQueriesCount = count(m.SavedQueries, func(s string) bool { return sqReached[s] != nil })
 	r.NotImpactedExposuresCount = count(m.Exposures, func(s string) bool { return expReached[s] != nil })
-	r.ImpactedExposures = sortedReached(expReached)
+	r.ImpactedExposures = []ReachedExposure{}
+	for _, name := range sortedKeys(expReached) {
+		r.ImpactedExposures = append(r.ImpactedExposures, *expReached[name])
+	}
 	r.ImpactedMetrics = sortedReached(metricReached)
 	r.ImpactedSavedQueries = sortedReached(sqReached)
 	r.ImpactedSemanticModels = sortedReached(smReached)
@@ -683,7 +691,7 @@ func WhoIsAffected(r *Result) string {
 	}
 	var b strings.Builder
 	b.WriteString("## Who is affected\n\n")
-	section := func(title string, list []Reached, ruledOut int) {
+	section := func(title string, list []ReachedExposure, ruledOut int) {
 		if len(list) == 0 && ruledOut == 0 {
 			return
 		}
@@ -715,9 +723,16 @@ func WhoIsAffected(r *Result) string {
 		}
 		b.WriteString("\n")
 	}
+	plain := func(list []Reached) []ReachedExposure {
+		out := make([]ReachedExposure, 0, len(list))
+		for _, x := range list {
+			out = append(out, ReachedExposure{Reached: x})
+		}
+		return out
+	}
 	section("Exposures", rr.ImpactedExposures, rr.NotImpactedExposuresCount)
-	section("Metrics", rr.ImpactedMetrics, rr.NotImpactedMetricsCount)
-	section("Saved queries", rr.ImpactedSavedQueries, rr.NotImpactedSavedQueriesCount)
-	section("Semantic models", rr.ImpactedSemanticModels, rr.NotImpactedSemanticModelsCount)
+	section("Metrics", plain(rr.ImpactedMetrics), rr.NotImpactedMetricsCount)
+	section("Saved queries", plain(rr.ImpactedSavedQueries), rr.NotImpactedSavedQueriesCount)
+	section("Semantic models", plain(rr.ImpactedSemanticModels), rr.NotImpactedSemanticModelsCount)
 	return b.String()
 }

@@ -152,7 +152,7 @@ func TestReachOfOneColumnOfTheDbt112JaffleShop(t *testing.T) {
 					res.NotImpactedMetricsCount, res.NotImpactedSavedQueriesCount, res.NotImpactedSemanticModelsCount, res.NotImpactedExposuresCount, tt.notMetrics, tt.notSQ, tt.notSM)
 			}
 			if len(res.ImpactedExposures) != 0 {
-				t.Errorf("the project has no exposure, got %v", names(res.ImpactedExposures))
+				t.Errorf("the project has no exposure, got %+v", res.ImpactedExposures)
 			}
 			// The build's run_results hold no unit test result: none ran.
 			if len(res.UnitTests) != 1 || len(res.UnitTests[0].UnitTests) != 1 || res.UnitTests[0].UnitTests[0].Name != tt.unitTest ||
@@ -186,8 +186,8 @@ func TestReachOfAnExposureWithoutColumnLineage(t *testing.T) {
 	// dbt-core's state fixture is parse-only (no compiled SQL): column
 	// lineage cannot read my_model, so the DAG decides and says so.
 	res := analyzeOffline(t, derivedProject(t, coreState, "model.test.my_model", "", ""))
-	want := []impact.Reached{{Name: "simple_exposure", UniqueID: "exposure.test.simple_exposure", Via: []string{"my_model.*"},
-		Severity: impact.SeverityCritical, Basis: impact.ReachDAG, Reads: []string{"model my_model"}, Type: "dashboard", Owner: "<something@example.com>"}}
+	want := []impact.ReachedExposure{{Reached: impact.Reached{Name: "simple_exposure", UniqueID: "exposure.test.simple_exposure", Via: []string{"my_model.*"},
+		Severity: impact.SeverityCritical, Basis: impact.ReachDAG, Reads: []string{"model my_model"}, Type: "dashboard"}, Owner: "<something@example.com>"}}
 	if !reflect.DeepEqual(res.ImpactedExposures, want) {
 		t.Errorf("impacted exposures = %+v\nwant %+v", res.ImpactedExposures, want)
 	}

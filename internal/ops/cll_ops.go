@@ -183,9 +183,8 @@ type ColumnImpactResult struct {
 	Models     []ImpactedModel  `json:"models" jsonschema:"impacted models"`
 	NotReached []UnreachedModel `json:"not_reached" jsonschema:"readers of the changed model that read none of the changed columns"`
 	// The semantic layer and exposures the columns reach (impact.ColumnReach).
-	ImpactedExposures    []impact.Reached `json:"impacted_exposures" jsonschema:"exposures (dashboards, apps) reading a reached model or metric, by name"`
-	ImpactedMetrics      []impact.Reached `json:"impacted_metrics" jsonschema:"metrics reading a reached column (through their semantic model, filter or input metrics), by name"`
-	ImpactedSavedQueries []impact.Reached `json:"impacted_saved_queries" jsonschema:"saved queries through a reached metric or group-by dimension, by name"`
+	ImpactedExposures []impact.ReachedExposure `json:"impacted_exposures" jsonschema:"exposures reading a reached model or metric"`
+	ImpactedMetrics   []impact.Reached         `json:"impacted_metrics" jsonschema:"metrics reading a reached column"`
 }
 
 // SQLLineageInput is one query to analyze.
@@ -232,7 +231,7 @@ func addCLLOps(r *Registry) {
 		analyzeModel)
 	Add(r, Spec{Name: "column_impact", Memoize: true, Title: "Column impact",
 		Description: "Where changed columns reach downstream: impacted columns (reason value/row_set/opaque, with the evidence chain), impacted models, and models that " +
-			"read the changed model but none of the changed columns (not_reached, with the columns they do read), and the exposures, metrics and saved queries they reach. Opaque models are always reached."},
+			"read the changed model but none of the changed columns (not_reached, with the columns they do read), and the exposures and metrics they reach. Opaque models are always reached."},
 		columnImpact)
 	Add(r, Spec{Name: "sql_lineage", Title: "SQL lineage", CustomCLI: true,
 		Description: "Column lineage of one SQL query against given upstream schemas, without a dbt project: per output column its deps (table.column) and kind, " +
@@ -278,10 +277,10 @@ func columnImpact(ctx context.Context, s *Session, in *ColumnImpactInput) (*Colu
 	for _, m := range ir.NotReached {
 		res.NotReached = append(res.NotReached, UnreachedModel{Node: m.Node, Reads: m.Reads})
 	}
-	res.ImpactedExposures, res.ImpactedMetrics, res.ImpactedSavedQueries = []impact.Reached{}, []impact.Reached{}, []impact.Reached{}
+	res.ImpactedExposures, res.ImpactedMetrics = []impact.ReachedExposure{}, []impact.Reached{}
 	if cmp, err := s.Comparison(ctx); err == nil {
 		reach := impact.ColumnReach(cmp, pl, id, cols)
-		res.ImpactedExposures, res.ImpactedMetrics, res.ImpactedSavedQueries = reach.ImpactedExposures, reach.ImpactedMetrics, reach.ImpactedSavedQueries
+		res.ImpactedExposures, res.ImpactedMetrics = reach.ImpactedExposures, reach.ImpactedMetrics
 	}
 	return res, nil
 }
