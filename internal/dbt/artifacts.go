@@ -142,6 +142,9 @@ type Node struct {
 	Meta             json.RawMessage    `json:"meta,omitempty"`
 	// Disabled is set for entries found under the manifest's "disabled" key.
 	Disabled bool `json:"-"`
+	// SemanticFields (semantic.go): exposures, metrics, semantic models,
+	// saved queries and unit tests.
+	SemanticFields
 }
 
 // Code returns the node's raw code whatever the manifest version.

@@ -216,6 +216,8 @@ type Result struct {
 	SchemaCoverage                  diff.SchemaCoverage `json:"schema_coverage" jsonschema:"whether every schema was compared"`
 	SuggestedChecks                 []SuggestedCheck    `json:"suggested_checks" jsonschema:"create_check arguments worth saving for CI"`
 	Errors                          []StepError         `json:"errors" jsonschema:"failed steps (the rest still ran)"`
+	// Reach (reach.go): exposures, metrics, saved queries, semantic models, unit tests.
+	Reach
 
 	// cosmeticOnly names the models edited only cosmetically (in
 	// confirmed_not_impacted_models too), for the summary's Code changes.
@@ -346,6 +348,7 @@ func Analyze(ctx context.Context, d Deps, in Input) (*Result, error) {
 		a.summariseNotImpacted()
 	}
 	res.Counts = res.Tally()
+	ComputeReach(cmp, d.Lineage, res)
 	res.SuggestedChecks = suggestedChecks(a.models)
 	sort.SliceStable(res.Errors, func(i, j int) bool {
 		if res.Errors[i].Model != res.Errors[j].Model {

@@ -68,6 +68,7 @@ func Markdown(in SummaryInput) string {
 	for _, w := range in.WarehouseWarnings {
 		b.WriteString("> ⚠️ " + strings.Join(strings.Fields(w), " ") + "\n\n")
 	}
+	b.WriteString(WhoIsAffected(in.Impact))
 	b.WriteString("| | base | current |\n|---|---|---|\n")
 	meta := func(f func(m dbt.Metadata) string) (string, string) {
 		return orNA(f(p.Base.Manifest.Metadata)), orNA(f(p.Current.Manifest.Metadata))

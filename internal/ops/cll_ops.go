@@ -187,6 +187,9 @@ type ColumnImpactResult struct {
 	Columns    []ImpactedColumn `json:"columns" jsonschema:"every impacted column with its evidence"`
 	Models     []ImpactedModel  `json:"models" jsonschema:"impacted models"`
 	NotReached []UnreachedModel `json:"not_reached" jsonschema:"readers of the changed model that read none of the changed columns"`
+	// The semantic layer and exposures the columns reach (impact.ColumnReach).
+	ImpactedExposures []impact.ReachedExposure `json:"impacted_exposures" jsonschema:"exposures reading a reached model or metric"`
+	ImpactedMetrics   []impact.Reached         `json:"impacted_metrics" jsonschema:"metrics reading a reached column"`
 }
 
 // SQLLineageInput is one query to analyze.
@@ -233,7 +236,7 @@ func addCLLOps(r *Registry) {
 		analyzeModel)
 	Add(r, Spec{Name: "column_impact", Memoize: true, Title: "Column impact",
 		Description: "Where changed columns reach downstream: impacted columns (reason value/row_set/opaque, with the evidence chain), impacted models, and models that " +
-			"read the changed model but none of the changed columns (not_reached, with the columns they do read). Opaque models are always reached."},
+			"read the changed model but none of the changed columns (not_reached, with the columns they do read), and the exposures and metrics they reach. Opaque models are always reached."},
 		columnImpact)
 	Add(r, Spec{Name: "sql_lineage", Title: "SQL lineage", CustomCLI: true,
 		Description: "Column lineage of one SQL query against given upstream schemas, without a dbt project: per output column its deps (table.column) and kind, " +
@@ -282,6 +285,11 @@ func columnImpact(ctx context.Context, s *Session, in *ColumnImpactInput) (*Colu
 	}
 	for _, m := range ir.NotReached {
 		res.NotReached = append(res.NotReached, UnreachedModel{Node: m.Node, Reads: m.Reads, Verdict: v.Verdict(m.Node)})
+	}
+	res.ImpactedExposures, res.ImpactedMetrics = []impact.ReachedExposure{}, []impact.Reached{}
+	if cmp, err := s.Comparison(ctx); err == nil {
+		reach := impact.ColumnReach(cmp, pl, id, cols)
+		res.ImpactedExposures, res.ImpactedMetrics = reach.ImpactedExposures, reach.ImpactedMetrics
 	}
 	return res, nil
 }
