@@ -820,6 +820,55 @@ func (d *fastDecoder) node() *Node {
 		case "meta":
 			d.seen(&mask, 30)
 			n.Meta = d.raw()
+		// The semantic layer's keys (SemanticFields, SemanticFieldKeys).
+		case "type":
+			d.seen(&mask, 31)
+			n.Type = d.raw()
+		case "owner":
+			d.seen(&mask, 32)
+			n.Owner = d.raw()
+		case "maturity":
+			d.seen(&mask, 33)
+			n.Maturity = d.raw()
+		case "url":
+			d.seen(&mask, 34)
+			n.URL = d.raw()
+		case "label":
+			d.seen(&mask, 35)
+			n.Label = d.raw()
+		case "type_params":
+			d.seen(&mask, 36)
+			n.TypeParams = d.raw()
+		case "filter":
+			d.seen(&mask, 37)
+			n.Filter = d.raw()
+		case "node_relation":
+			d.seen(&mask, 38)
+			n.NodeRelation = d.raw()
+		case "model":
+			d.seen(&mask, 39)
+			n.ModelRef = d.raw()
+		case "entities":
+			d.seen(&mask, 40)
+			n.Entities = d.raw()
+		case "dimensions":
+			d.seen(&mask, 41)
+			n.Dimensions = d.raw()
+		case "measures":
+			d.seen(&mask, 42)
+			n.Measures = d.raw()
+		case "defaults":
+			d.seen(&mask, 43)
+			n.Defaults = d.raw()
+		case "query_params":
+			d.seen(&mask, 44)
+			n.QueryParams = d.raw()
+		case "given":
+			d.seen(&mask, 45)
+			n.Given = d.raw()
+		case "expect":
+			d.seen(&mask, 46)
+			n.Expect = d.raw()
 		default:
 			d.skip()
 		}

@@ -18,7 +18,9 @@ func CodeChanges(cmp *lineage.Comparison) map[string]*sqldiff.CodeChange {
 	}
 	dialect := cmp.Project.Current.Manifest.Metadata.AdapterType
 	for id, st := range cmp.State {
-		if st.ChangeStatus != "modified" {
+		// Only a change that can alter data has code worth diffing; a
+		// config-only change keeps no code_change.
+		if st.ChangeStatus != "modified" || !dataAffecting(st) {
 			continue
 		}
 		bn, err1 := cmp.Project.Base.Manifest.Lookup(id)

@@ -164,7 +164,7 @@ func TestCreateCheckIsIdempotent(t *testing.T) {
 			{"top_k_diff", map[string]any{"model": "orders", "column_name": "amount", "k": "ten"}, `top_k_diff: param "k" `},
 			{"lineage_diff", map[string]any{"view_mode": "some"}, `lineage_diff: param "view_mode" `},
 			{"query_diff", map[string]any{}, `query_diff: param "sql_template" is required`},
-			{"no_such_diff", map[string]any{}, `unknown check type "no_such_diff": use one of histogram_diff, lineage_diff, profile_diff, query, query_diff, row_count_diff, schema_diff, top_k_diff, value_diff, value_diff_detail`},
+			{"no_such_diff", map[string]any{}, `unknown check type "no_such_diff": use one of histogram_diff, lineage_diff, profile, profile_diff, query, query_diff, row_count, row_count_diff, schema_diff, top_k_diff, value_diff, value_diff_detail`},
 			{"get_model", map[string]any{"model_id": "orders"}, `unknown check type "get_model"`},
 		} {
 			_, err := callOpErr[CreateCheckResult](e.session, "create_check", map[string]any{"type": c.typ, "params": c.params, "name": "x"})
@@ -597,6 +597,8 @@ func TestRecordedDiffKeepsErrorTypes(t *testing.T) {
 func TestEveryCheckTypeRuns(t *testing.T) {
 	params := map[string]map[string]any{
 		"row_count_diff":    {"node_names": []string{"orders"}},
+		"row_count":         {"node_names": []string{"orders"}},
+		"profile":           {"model": "orders"},
 		"schema_diff":       {"select": "orders"},
 		"lineage_diff":      {"select": "orders"},
 		"query":             {"sql_template": "select 1 as x"},

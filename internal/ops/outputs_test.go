@@ -42,6 +42,8 @@ func TestEveryOutputMatchesItsSchema(t *testing.T) {
 			{"lineage", func() map[string]any { return map[string]any{"focus": []string{"orders"}, "format": "mermaid"} }},
 			{"list_opaque", func() map[string]any { return map[string]any{} }},
 			{"row_count_diff", func() map[string]any { return map[string]any{"select": "state:modified"} }},
+			{"row_count", func() map[string]any { return map[string]any{"node_names": []string{"orders"}} }},
+			{"profile", func() map[string]any { return map[string]any{"model": "customers"} }},
 			{"query", func() map[string]any { return map[string]any{"sql_template": "select * from {{ ref('orders') }}"} }},
 			{"query_diff", func() map[string]any { return map[string]any{"sql_template": "select * from {{ ref('orders') }}"} }},
 			{"profile_diff", func() map[string]any { return map[string]any{"model": "customers"} }},

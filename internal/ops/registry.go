@@ -192,6 +192,7 @@ func schemaOptions() *jsonschema.ForOptions {
 			}},
 			reflect.TypeFor[checks.Run]():              checks.RunSchema(),
 			reflect.TypeFor[diff.RowCountDiffResult](): (*diff.RowCountDiffResult)(nil).JSONSchema(),
+			reflect.TypeFor[diff.RowCountResult]():     (*diff.RowCountResult)(nil).JSONSchema(),
 			// code_change rides on get_model and impact_analysis, both in
 			// the default toolset: its shape is told in the field's
 			// description (sql_diff's output schema spells it out), which
