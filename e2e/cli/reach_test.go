@@ -40,7 +40,7 @@ func TestReachEndToEnd(t *testing.T) {
 		t.Errorf("not_impacted_metrics_count = %d, want 13", n)
 	}
 
-	dir = impacttest.DeriveProject(t, "../../testdata/real/dbt_core_state/v12", "model.test.my_model", "", "")
+	dir = impacttest.DeriveProject(t, "../../testdata/real/dbt_core_state/v12", "model.test.my_model", "select 1 as id", "select 2 as id")
 	r = execRipple(t, "--project-dir", dir, "summary", "--json")
 	if r.code != 4 {
 		t.Fatalf("exit %d, want 4 (no warehouse):\n%s", r.code, r)

@@ -38,21 +38,21 @@ type Reached struct {
 	Basis    string   `json:"basis" jsonschema:"column_lineage or lineage_dag (opaque SQL)"`
 	Reads    []string `json:"reads,omitempty" jsonschema:"what of it the change reaches"`
 	Type     string   `json:"type,omitempty" jsonschema:"metric or exposure type"`
+	// Who to tell, for an exposure.
+	Owner    string `json:"owner,omitempty" jsonschema:"exposures: owner name <email>"`
+	URL      string `json:"url,omitempty" jsonschema:"exposures: url"`
+	Maturity string `json:"maturity,omitempty" jsonschema:"exposures: maturity"`
 }
 
-// ReachedExposure is an exposure a change reaches, with who to tell.
-type ReachedExposure struct {
-	Reached
-	Owner    string `json:"owner,omitempty" jsonschema:"owner name <email>"`
-	URL      string `json:"url,omitempty" jsonschema:"url"`
-	Maturity string `json:"maturity,omitempty" jsonschema:"maturity"`
-}
+// ReachedExposure is an exposure a change reaches: one type with the other
+// reached nodes, so every list of them shares one schema.
+type ReachedExposure = Reached
 
 // UnitTestRun is one unit test of a modified model.
 type UnitTestRun struct {
 	Name     string `json:"name" jsonschema:"name"`
 	UniqueID string `json:"unique_id" jsonschema:"dbt unique id"`
-	Ran      bool   `json:"ran" jsonschema:"run_results has it"`
+	Ran      bool   `json:"ran" jsonschema:"in run_results"`
 	Status   string `json:"status,omitempty" jsonschema:"run_results status"`
 	Passed   bool   `json:"passed" jsonschema:"ran and passed"`
 	// ExpectColumns are the columns its expected rows check.
@@ -73,12 +73,12 @@ type Reach struct {
 	ImpactedExposures              []ReachedExposure `json:"impacted_exposures" jsonschema:"reading an impacted model or metric"`
 	ImpactedMetrics                []Reached         `json:"impacted_metrics" jsonschema:"metrics reading a changed column"`
 	ImpactedSavedQueries           []Reached         `json:"impacted_saved_queries" jsonschema:"through an impacted metric or group-by"`
-	ImpactedSemanticModels         []Reached         `json:"impacted_semantic_models" jsonschema:"with an element reading a changed column"`
+	ImpactedSemanticModels         []Reached         `json:"impacted_semantic_models" jsonschema:"whose elements read a changed column"`
 	NotImpactedExposuresCount      int               `json:"not_impacted_exposures_count" jsonschema:"ruled out (downstream in the DAG)"`
 	NotImpactedMetricsCount        int               `json:"not_impacted_metrics_count" jsonschema:"ruled out (downstream in the DAG)"`
 	NotImpactedSavedQueriesCount   int               `json:"not_impacted_saved_queries_count" jsonschema:"ruled out (downstream in the DAG)"`
 	NotImpactedSemanticModelsCount int               `json:"not_impacted_semantic_models_count" jsonschema:"ruled out (downstream in the DAG)"`
-	UnitTests                      []ModelUnitTests  `json:"unit_tests" jsonschema:"per modified model: its unit tests"`
+	UnitTests                      []ModelUnitTests  `json:"unit_tests" jsonschema:"unit tests per modified model"`
 }
 
 // colReach is what reaches one model's columns: per lower-cased column the
@@ -401,7 +401,7 @@ func reachFrom(m *dbt.Manifest, byModel map[string]*colReach, dagDown map[string
 	expReached := map[string]*ReachedExposure{}
 	for _, n := range m.Exposures {
 		info := n.Exposure()
-		rr := &ReachedExposure{Reached: Reached{Name: n.Name, UniqueID: n.UniqueID, Severity: SeverityCritical, Basis: ReachColumnLineage, Type: info.Type},
+		rr := &ReachedExposure{Name: n.Name, UniqueID: n.UniqueID, Severity: SeverityCritical, Basis: ReachColumnLineage, Type: info.Type,
 			URL: info.URL, Maturity: info.Maturity, Owner: strings.TrimSpace(info.OwnerName + " " + angle(info.OwnerEmail))}
 		roots := map[string]bool{}
 		for _, dep := range info.DependsOn {
@@ -717,16 +717,9 @@ func WhoIsAffected(r *Result) string {
 		}
 		b.WriteString("\n")
 	}
-	plain := func(list []Reached) []ReachedExposure {
-		out := make([]ReachedExposure, 0, len(list))
-		for _, x := range list {
-			out = append(out, ReachedExposure{Reached: x})
-		}
-		return out
-	}
 	section("Exposures", rr.ImpactedExposures, rr.NotImpactedExposuresCount)
-	section("Metrics", plain(rr.ImpactedMetrics), rr.NotImpactedMetricsCount)
-	section("Saved queries", plain(rr.ImpactedSavedQueries), rr.NotImpactedSavedQueriesCount)
-	section("Semantic models", plain(rr.ImpactedSemanticModels), rr.NotImpactedSemanticModelsCount)
+	section("Metrics", rr.ImpactedMetrics, rr.NotImpactedMetricsCount)
+	section("Saved queries", rr.ImpactedSavedQueries, rr.NotImpactedSavedQueriesCount)
+	section("Semantic models", rr.ImpactedSemanticModels, rr.NotImpactedSemanticModelsCount)
 	return b.String()
 }

@@ -49,7 +49,7 @@ func TestImpactAnalysisReachOverMCP(t *testing.T) {
 			exposures: []string{}, sqs: []string{"revenue_metrics"}, notMetrics: 13, basis: "column_lineage", unitTests: "order_items [product_price]",
 			metrics: []string{"cumulative_revenue", "drink_revenue", "drink_revenue_pct", "food_revenue", "food_revenue_pct",
 				"median_revenue", "order_gross_profit", "revenue", "revenue_growth_mom"}},
-		{name: "dbt-core state v12, my_model", src: "../../testdata/real/dbt_core_state/v12", model: "model.test.my_model",
+		{name: "dbt-core state v12, my_model", src: "../../testdata/real/dbt_core_state/v12", model: "model.test.my_model", old: "select 1 as id", new: "select 2 as id",
 			exposures: []string{"simple_exposure"}, sqs: []string{}, owner: "<something@example.com>", basis: "lineage_dag", unitTests: "my_model []",
 			metrics: []string{"blue_customers_post_2010", "customers", "doubled_blue_customers", "ratio_of_blue_customers_to_red_customers"}},
 	}
