@@ -49,6 +49,8 @@ var covered = map[string]string{
 	"get_node":               "TestGetNode",
 	"lineage":                "TestLineage",
 	"profile_diff":           "TestProfileDiff",
+	"row_count":              "TestNoBaseIsNotSilent",
+	"profile":                "TestNoBaseIsNotSilent",
 	"top_k_diff":             "TestTopKDiff",
 	"histogram_diff":         "TestHistogramDiff",
 }

@@ -73,7 +73,7 @@ func demoImpactWithoutCLL() map[string]impactWant {
 func TestImpactAnalysis(t *testing.T) {
 	t.Parallel()
 	out := rippleJSON(t, "impact-analysis", "--detail", "full")
-	for k, want := range map[string]int64{"modified_count": 5, "downstream_count": 2, "max_affected_row_count": demo.PaymentsChanged, "not_impacted_by_column_lineage_count": 1} {
+	for k, want := range map[string]int64{"modified_count": 5, "downstream_count": 1, "max_affected_row_count": demo.PaymentsChanged, "not_impacted_by_column_lineage_count": 1} {
 		if got := integer(t, out, k); got != want {
 			t.Errorf("%s = %d, want %d", k, got, want)
 		}

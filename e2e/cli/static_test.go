@@ -246,11 +246,11 @@ func TestSummary(t *testing.T) {
 		"| stg_payments | modified | 12029 → 12029 | unchanged | confirmed | 4773 |",
 		"| customer_segments | added | N/A (not_in_manifest) → 2000 |",
 		"| daily_orders | modified | 366 → 366 | unchanged | none | 0 |",
-		// 5 modified (incl. the removed, the added and the config-only
-		// model), orders and payment_method_summary downstream (the latter
-		// ruled out by column lineage); not impacted: order_status_events,
-		// stg_customers, stg_orders and payment_method_summary.
-		"5 modified, 2 downstream (1 ruled out by column lineage), 4 not impacted",
+		// The one count sentence of every surface: 3 modified (one of them
+		// config-only), the added and the removed model, orders downstream;
+		// not impacted: order_status_events, stg_customers, stg_orders and
+		// payment_method_summary (ruled out by column lineage).
+		"6 impacted (3 modified, 1 added, 1 removed, 1 downstream), 4 not impacted (1 ruled out by column lineage)",
 	} {
 		if !strings.Contains(md, s) {
 			t.Errorf("summary lacks %q", s)
