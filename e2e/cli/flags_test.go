@@ -207,7 +207,7 @@ func TestFailuresFail(t *testing.T) {
 	t.Run("ripple --help documents the codes", func(t *testing.T) {
 		t.Parallel()
 		r := execRipple(t, "--help")
-		for _, w := range []string{"Exit codes:", "  0  ok", "  1  error", "  2  usage", "  4  impact-analysis, summary, run: warehouse steps failed", "--allow-partial"} {
+		for _, w := range []string{"Exit codes:", "  0  ok", "  1  error", "  2  usage", "  4  the data could not be checked", "impact-analysis, summary, run: warehouse steps failed", "--allow-partial"} {
 			if !strings.Contains(string(r.stdout), w) {
 				t.Errorf("--help lacks %q:\n%s", w, r)
 			}

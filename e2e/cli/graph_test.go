@@ -273,7 +273,7 @@ func TestSchemaDiff(t *testing.T) {
 }
 
 var mermaidNode = regexp.MustCompile(`(?m)^\s*(n\d+)\[\"([a-z_]+)`)
-var mermaidClass = regexp.MustCompile(`(?m)^\s*class (n\d+) ([a-z]+)$`)
+var mermaidClass = regexp.MustCompile(`(?m)^\s*class (n\d+) ([a-z_]+)$`)
 var mermaidEdge = regexp.MustCompile(`(?m)^\s*(n\d+) --> (n\d+)$`)
 
 func TestRenderLineageMermaid(t *testing.T) {
@@ -306,7 +306,7 @@ func TestRenderLineageMermaid(t *testing.T) {
 	}
 	wantClass := map[string]string{
 		"customer_orders_legacy": "removed", "customer_segments": "added", "customers": "modified",
-		"daily_orders": "modified", "stg_payments": "modified", "orders": "impacted", "payment_method_summary": "impacted",
+		"daily_orders": "modified", "stg_payments": "modified", "orders": "impacted", "payment_method_summary": "ruled_out",
 	}
 	if !reflect.DeepEqual(class, wantClass) {
 		t.Errorf("classes %v, want %v\n%s", class, wantClass, m)

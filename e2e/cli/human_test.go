@@ -63,6 +63,7 @@ var humanArgs = map[string][]string{
 	"openlineage-export":     {"--models", "orders"},
 	// Hand-written commands.
 	"sql-lineage": {"--dialect", "duckdb", "--schema", "{dir}/schema.json", "--sql", "{dir}/q.sql"},
+	"sql-diff":    {"--dialect", "duckdb", "--base-sql", "select a from t where x <> 1", "--sql", "select a, b from t where x != 2"},
 	"demo":        {"--dir", "{dir}/demo"},
 	"run":         {"--config", "{dir}/ripple.yml", "--fail-on-mismatch=false"},
 	"check-base":  nil,
