@@ -105,18 +105,18 @@ func writeCodeChanges(b *strings.Builder, r *Result) {
 			lines = append(lines, "- **"+cell(m.Name)+"**: "+oneLine(m.CodeChange.Summary))
 		}
 	}
-	if len(lines) == 0 && len(r.cosmeticOnly) == 0 {
+	if len(lines) == 0 && len(r.CosmeticOnlyModels) == 0 {
 		return
 	}
 	b.WriteString("\n## Code changes\n\n")
 	for _, l := range lines {
 		b.WriteString(l + "\n")
 	}
-	if len(r.cosmeticOnly) > 0 {
-		b.WriteString("- cosmetic only, not impacted: " + strings.Join(r.cosmeticOnly, ", ") + "\n")
+	if len(r.CosmeticOnlyModels) > 0 {
+		b.WriteString("- cosmetic only, not impacted: " + strings.Join(r.CosmeticOnlyModels, ", ") + "\n")
 	}
 }
 
 // CosmeticOnly names the models whose only change is a cosmetic code edit
 // (they are in ConfirmedNotImpactedModels).
-func (r *Result) CosmeticOnly() []string { return r.cosmeticOnly }
+func (r *Result) CosmeticOnly() []string { return r.CosmeticOnlyModels }

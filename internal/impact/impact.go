@@ -216,13 +216,11 @@ type Result struct {
 	SchemaCoverage                  diff.SchemaCoverage `json:"schema_coverage" jsonschema:"whether every schema was compared"`
 	SuggestedChecks                 []SuggestedCheck    `json:"suggested_checks" jsonschema:"create_check arguments worth saving for CI"`
 	Errors                          []StepError         `json:"errors" jsonschema:"failed steps (the rest still ran)"`
+	// CosmeticOnlyModels are listed apart so a reviewer sees why a modified
+	// model is not impacted (they are in confirmed_not_impacted_models too).
+	CosmeticOnlyModels []string `json:"cosmetic_only_models,omitempty" jsonschema:"modified only cosmetically (code_change says so): not impacted"`
 	// Reach (reach.go): exposures, metrics, saved queries, semantic models, unit tests.
 	Reach
-
-	// cosmeticOnly names the models edited only cosmetically (in
-	// confirmed_not_impacted_models too), for the summary's Code changes.
-	// No JSON field of its own: the default tools/list has no room left.
-	cosmeticOnly []string
 }
 
 // Counts are the models of a result by change and verdict. They add up:

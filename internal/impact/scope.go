@@ -113,7 +113,7 @@ func (a *analysis) classify(ctx context.Context) {
 		}
 		nd, _ := v.Node(id)
 		if nd != nil && nd.Cosmetic && n.ResourceType == dbt.Model {
-			a.res.cosmeticOnly = append(a.res.cosmeticOnly, n.Name)
+			a.res.CosmeticOnlyModels = append(a.res.CosmeticOnlyModels, n.Name)
 		}
 		if nd == nil || nd.Verdict != VerdictImpacted {
 			// Only current models are listed (the contract's rule); the
