@@ -112,7 +112,6 @@ var (
 	kwFALSE         = mustKeyword("FALSE")
 	kwFETCH         = mustKeyword("FETCH")
 	kwFILTER        = mustKeyword("FILTER")
-	kwFINAL         = mustKeyword("FINAL")
 	kwFIRST         = mustKeyword("FIRST")
 	kwFOR           = mustKeyword("FOR")
 	kwFORMAT        = mustKeyword("FORMAT")
