@@ -87,56 +87,8 @@ func (a *analyzer) collectAggs(e sqlparse.Expr) {
 	})
 }
 
-// walkExpr visits e and its sub-expressions, not entering subqueries.
-func walkExpr(e sqlparse.Expr, fn func(sqlparse.Expr)) {
-	if e == nil {
-		return
-	}
-	fn(e)
-	switch x := e.(type) {
-	case *sqlparse.Func:
-		for _, arg := range x.Args {
-			walkExpr(arg, fn)
-		}
-		walkExpr(x.Filter, fn)
-	case *sqlparse.Binary:
-		walkExpr(x.Left, fn)
-		walkExpr(x.Right, fn)
-	case *sqlparse.Unary:
-		walkExpr(x.Expr, fn)
-	case *sqlparse.Case:
-		walkExpr(x.Operand, fn)
-		for _, w := range x.Whens {
-			walkExpr(w[0], fn)
-			walkExpr(w[1], fn)
-		}
-		walkExpr(x.Else, fn)
-	case *sqlparse.Cast:
-		walkExpr(x.Expr, fn)
-	case *sqlparse.InExpr:
-		walkExpr(x.Expr, fn)
-		for _, i := range x.List {
-			walkExpr(i, fn)
-		}
-	case *sqlparse.Between:
-		walkExpr(x.Expr, fn)
-		walkExpr(x.Lo, fn)
-		walkExpr(x.Hi, fn)
-	case *sqlparse.Access:
-		walkExpr(x.Expr, fn)
-		walkExpr(x.Index, fn)
-	case *sqlparse.List:
-		for _, i := range x.Items {
-			walkExpr(i, fn)
-		}
-	case *sqlparse.Lambda:
-		walkExpr(x.Body, fn)
-	case *sqlparse.Named:
-		walkExpr(x.Value, fn)
-	case *sqlparse.TypedLiteral:
-		walkExpr(x.Value, fn)
-	}
-}
+// walkExpr is sqlparse.WalkExpr without window clauses.
+func walkExpr(e sqlparse.Expr, fn func(sqlparse.Expr)) { sqlparse.WalkExpr(e, false, fn) }
 
 // exprLin computes the lineage of an expression.
 func (a *analyzer) exprLin(e sqlparse.Expr, ctx *exprCtx) *lin {
