@@ -39,13 +39,9 @@ func newSQLDiffCmd(g *Globals, ios IOStreams, _ *ops.Registry) *cobra.Command {
 			}
 			in := ops.SQLDiffInput{Dialect: o.Dialect, BaseSQL: base, SQL: cur}
 			if o.Schema != "" {
-				data, err := os.ReadFile(o.Schema)
+				schema, order, err := readSchemaFile(o.Schema)
 				if err != nil {
-					return fmt.Errorf("reading the schema: %w", err)
-				}
-				schema, order, err := ops.DecodeOrderedSchema(data)
-				if err != nil {
-					return usageError{fmt.Errorf("%s: %w", o.Schema, err)}
+					return err
 				}
 				in.Schema = schema
 				in.WithSchemaOrder(order)

@@ -54,13 +54,9 @@ func newSQLLineageCmd(g *Globals, ios IOStreams, _ *ops.Registry) *cobra.Command
 			}
 			in.SQL = string(sqlText)
 			if o.Schema != "" {
-				data, err := os.ReadFile(o.Schema)
+				schema, order, err := readSchemaFile(o.Schema)
 				if err != nil {
-					return fmt.Errorf("reading the schema: %w", err)
-				}
-				schema, order, err := ops.DecodeOrderedSchema(data)
-				if err != nil {
-					return usageError{fmt.Errorf("%s: %w", o.Schema, err)}
+					return err
 				}
 				in.Schema = schema
 				in.WithSchemaOrder(order)
@@ -90,4 +86,18 @@ func newSQLLineageCmd(g *Globals, ios IOStreams, _ *ops.Registry) *cobra.Command
 	cmd.Flags().StringVar(&o.SQL, "sql", "", "the SQL text (as in `ripple query`; default: stdin)")
 	cmd.Flags().StringVar(&o.SQLFile, "sql-file", "", "file with the SQL (- for stdin)")
 	return cmd
+}
+
+// readSchemaFile reads a --schema file of upstream schemas {table: {column:
+// type}}, keeping each table's column order (sql-lineage and sql-diff).
+func readSchemaFile(path string) (map[string]map[string]string, map[string][]string, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("reading the schema: %w", err)
+	}
+	schema, order, err := ops.DecodeOrderedSchema(data)
+	if err != nil {
+		return nil, nil, usageError{fmt.Errorf("%s: %w", path, err)}
+	}
+	return schema, order, nil
 }
