@@ -16,7 +16,6 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -27,6 +26,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/ripple-data/ripple/internal/chromiumtest"
 	"github.com/ripple-data/ripple/internal/cli"
 	"github.com/ripple-data/ripple/internal/demo"
 	"github.com/ripple-data/ripple/internal/mcpserver"
@@ -35,25 +35,6 @@ import (
 
 //go:embed testdata/host.html
 var hostHTML string
-
-// chromiumPath finds Debian's Chromium (RIPPLE_CHROMIUM overrides). Under
-// CI=true a missing browser fails the test; locally it skips.
-func chromiumPath(t testing.TB) string {
-	t.Helper()
-	if p := os.Getenv("RIPPLE_CHROMIUM"); p != "" {
-		return p
-	}
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatal("Chromium is not installed: browser tests need it under CI (bash .ci/chromium.sh installs Debian's chromium)")
-	}
-	t.Skip("Chromium is not installed: skipping (apt-get install chromium, or set RIPPLE_CHROMIUM)")
-	return ""
-}
 
 // server serves the MCP server at /mcp, the host page at / and the bare
 // app at /review.html, all on one loopback origin.
@@ -121,27 +102,8 @@ type browser struct {
 
 func newBrowser(t *testing.T) *browser {
 	t.Helper()
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(chromiumPath(t)),
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.WindowSize(900, 1500),
-	)
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancel := chromedp.NewContext(actx)
-	ctx, cancelTimeout := context.WithTimeout(ctx, 3*time.Minute)
-	t.Cleanup(func() {
-		cancelTimeout()
-		cancel()
-		cancelAlloc()
-	})
+	ctx := chromiumtest.Start(t, 900, 1500)
 	b := &browser{ctx: ctx, t: t}
-	if err := chromedp.Do(ctx); err != nil {
-		t.Fatalf("starting Chromium: %v", err)
-	}
 	b.watch(ctx, "host")
 	return b
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"maps"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -16,27 +15,9 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
+	"github.com/ripple-data/ripple/internal/chromiumtest"
 	"github.com/ripple-data/ripple/internal/web"
 )
-
-// chromiumPath finds Debian's Chromium (RIPPLE_CHROMIUM overrides). Under
-// CI=true a missing browser fails the test; locally it skips with a message.
-func chromiumPath(t testing.TB) string {
-	t.Helper()
-	if p := os.Getenv("RIPPLE_CHROMIUM"); p != "" {
-		return p
-	}
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatal("Chromium is not installed: browser tests need it under CI (bash .ci/chromium.sh installs Debian's chromium)")
-	}
-	t.Skip("Chromium is not installed: skipping the browser tests (apt-get install chromium, or set RIPPLE_CHROMIUM)")
-	return ""
-}
 
 type browser struct {
 	ctx      context.Context
@@ -50,27 +31,8 @@ type browser struct {
 // profile. JavaScript exceptions and console errors fail the test.
 func newBrowser(t testing.TB) *browser {
 	t.Helper()
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(chromiumPath(t)),
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.WindowSize(1400, 900),
-	)
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancel := chromedp.NewContext(actx)
-	ctx, cancelTimeout := context.WithTimeout(ctx, 3*time.Minute)
-	t.Cleanup(func() {
-		cancelTimeout()
-		cancel()
-		cancelAlloc()
-	})
+	ctx := chromiumtest.Start(t, 1400, 900)
 	b := &browser{ctx: ctx, t: t}
-	if err := chromedp.Do(ctx); err != nil {
-		t.Fatalf("starting Chromium: %v", err)
-	}
 	messages := chromedp.Console(ctx)
 	go func() {
 		for m, err := range messages {
