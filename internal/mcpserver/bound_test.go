@@ -1,13 +1,10 @@
 package mcpserver
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -15,6 +12,7 @@ import (
 
 	"github.com/ripple-data/ripple/internal/dbt"
 	"github.com/ripple-data/ripple/internal/demo"
+	"github.com/ripple-data/ripple/internal/memtest"
 	"github.com/ripple-data/ripple/internal/ops"
 	"github.com/ripple-data/ripple/internal/warehouse"
 	"github.com/ripple-data/ripple/internal/warehouse/duckdb"
@@ -190,26 +188,8 @@ const replyChildEnv = "RIPPLE_TEST_REPLY_CHILD"
 // (/proc/self/status VmHWM), so no other test's memory counts and a loaded
 // machine changes only the time it takes.
 func TestReplyMemory(t *testing.T) {
-	if _, err := os.Stat("/proc/self/status"); err != nil {
-		t.Skip("needs /proc/self/status (Linux) to read the peak RSS")
-	}
-	cmd := exec.Command(os.Args[0], "-test.run=^TestReplyMemoryChild$", "-test.v")
-	cmd.Env = append(os.Environ(), replyChildEnv+"=1")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("child: %v\n%s", err, out)
-	}
 	var m struct{ BaselineKB, PeakKB, ReplyBytes int64 }
-	for _, line := range strings.Split(string(out), "\n") {
-		if _, s, ok := strings.Cut(line, "MEASURE "); ok {
-			if err := json.Unmarshal([]byte(s), &m); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	if m.PeakKB == 0 {
-		t.Fatalf("the child printed no measure:\n%s", out)
-	}
+	memtest.RunChild(t, "TestReplyMemoryChild", []string{replyChildEnv + "=1"}, &m)
 	t.Logf("baseline %d KiB, peak %d KiB, reply %d bytes", m.BaselineKB, m.PeakKB, m.ReplyBytes)
 	if m.ReplyBytes > DefaultMaxReplyBytes {
 		t.Errorf("reply %d bytes, want ≤ 1 MiB", m.ReplyBytes)
@@ -227,35 +207,12 @@ func TestReplyMemoryChild(t *testing.T) {
 	cs := demoServer(t, 0)
 	// Warm up: the connection, DuckDB's buffers, the SDK's encoders.
 	call(t, cs, "query", map[string]any{"sql_template": "SELECT i, repeat('x', 1000) AS pad FROM range(500) r(i)"})
-	base := procKB(t, "VmHWM")
+	base := memtest.StatusKB(t, "VmHWM")
 	res := call(t, cs, "query", map[string]any{"sql_template": hugeQuery})
 	if res.IsError {
 		t.Fatal(text(res))
 	}
-	m, _ := json.Marshal(map[string]any{"BaselineKB": base, "PeakKB": procKB(t, "VmHWM"), "ReplyBytes": replyBytes(t, res)})
-	t.Logf("MEASURE %s", m)
-}
-
-// procKB reads one kB field of /proc/self/status.
-func procKB(t *testing.T, field string) int64 {
-	t.Helper()
-	f, err := os.Open("/proc/self/status")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), field+":"); ok {
-			n, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return n
-		}
-	}
-	t.Fatalf("%s not in /proc/self/status", field)
-	return 0
+	memtest.Report(t, map[string]any{"BaselineKB": base, "PeakKB": memtest.StatusKB(t, "VmHWM"), "ReplyBytes": replyBytes(t, res)})
 }
 
 // FuzzBoundReply: whatever JSON a result holds, boundReply returns valid

@@ -1,16 +1,13 @@
 package duckdb
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"testing"
 
+	"github.com/ripple-data/ripple/internal/memtest"
 	"github.com/ripple-data/ripple/internal/warehouse"
 )
 
@@ -94,30 +91,12 @@ const boundedChildEnv = "RIPPLE_TEST_BOUNDED_CHILD"
 // (baseline of the test binary with DuckDB loaded + 2× the cap + DuckDB's
 // working vectors), while building the whole result takes > 200 MB.
 func TestBoundedReadMemory(t *testing.T) {
-	if _, err := os.Stat("/proc/self/status"); err != nil {
-		t.Skip("needs /proc/self/status (Linux) to read the peak RSS")
-	}
-	cmd := exec.Command(os.Args[0], "-test.run=^TestBoundedReadMemoryChild$", "-test.v")
-	cmd.Env = append(os.Environ(), boundedChildEnv+"=1", "TMPDIR="+t.TempDir())
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("child: %v\n%s", err, out)
-	}
 	var m struct {
 		BaselineKB, PeakKB, Bytes int64
 		Rows                      int
 		More, Truncated           bool
 	}
-	for _, line := range strings.Split(string(out), "\n") {
-		if _, s, ok := strings.Cut(line, "MEASURE "); ok {
-			if err := json.Unmarshal([]byte(s), &m); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	if m.PeakKB == 0 {
-		t.Fatalf("the child printed no measure:\n%s", out)
-	}
+	memtest.RunChild(t, "TestBoundedReadMemoryChild", []string{boundedChildEnv + "=1", "TMPDIR=" + t.TempDir()}, &m)
 	t.Logf("baseline %d KiB, peak %d KiB, %d rows, %d bytes", m.BaselineKB, m.PeakKB, m.Rows, m.Bytes)
 	if !m.More || !m.Truncated || m.Bytes > 1<<20 {
 		t.Errorf("more %v truncated %v bytes %d: want a result cut at 1 MiB", m.More, m.Truncated, m.Bytes)
@@ -141,34 +120,11 @@ func TestBoundedReadMemoryChild(t *testing.T) {
 	if _, err := c.Query(context.Background(), "SELECT i, repeat('x', 1000) AS pad FROM t", warehouse.QueryOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	base := vmKB(t, "VmHWM")
+	base := memtest.StatusKB(t, "VmHWM")
 	r, err := c.Query(context.Background(), "SELECT i, repeat('x', 1000) AS pad FROM range(200000) r(i)", warehouse.QueryOptions{MaxBytes: 1 << 20})
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, _ := json.Marshal(map[string]any{"BaselineKB": base, "PeakKB": vmKB(t, "VmHWM"), "Bytes": r.Bytes,
+	memtest.Report(t, map[string]any{"BaselineKB": base, "PeakKB": memtest.StatusKB(t, "VmHWM"), "Bytes": r.Bytes,
 		"Rows": len(r.Rows), "More": r.More, "Truncated": r.Truncated})
-	t.Logf("MEASURE %s", m)
-}
-
-// vmKB reads one kB field of /proc/self/status.
-func vmKB(t *testing.T, field string) int64 {
-	t.Helper()
-	f, err := os.Open("/proc/self/status")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), field+":"); ok {
-			n, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return n
-		}
-	}
-	t.Fatalf("%s not in /proc/self/status", field)
-	return 0
 }
